@@ -1,0 +1,69 @@
+# gpudot: build, test, demo and package.
+#
+#   make            build build/__gpudot__.mex (CUDA + CPU engines; CPU only without nvcc)
+#   make check      build, then run the test suite (installs Octave first if missing)
+#   make demo       build, then run a short demo
+#   make dist       gpudot-VERSION.tar.gz for `pkg install`
+#   make check-dist build the tarball, pkg install it into a scratch prefix, pkg load, test
+NAME    := gpudot
+VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
+DATE    := $(shell sed -n 's/^Date: *//p' DESCRIPTION)
+CUDA_HOME ?= /usr/local/cuda
+NVCC    ?= $(CUDA_HOME)/bin/nvcc
+MKOCTFILE ?= mkoctfile
+OCTAVE  ?= octave-cli
+OCTFLAGS := --no-history --no-init-file --no-site-file
+BUILD   := build
+MEX     := $(BUILD)/__gpudot__.mex
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+export CUDA_HOME NVCC MKOCTFILE
+
+all: $(MEX)
+
+# Octave and its headers, from Debian's packages, where missing.
+deps:
+	@command -v $(MKOCTFILE) >/dev/null 2>&1 && command -v $(OCTAVE) >/dev/null 2>&1 || { \
+	  echo "gpudot: installing octave and liboctave-dev"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
+	    octave liboctave-dev >/dev/null; }
+
+$(MEX): deps FORCE
+	@$(MAKE) --no-print-directory -f mex.mk SRC=. OUT=$(BUILD)
+
+check: $(MEX)
+	GPUDOT_MEXDIR=$(BUILD) $(OCTAVE) $(OCTFLAGS) tests/run_tests.m
+
+demo: $(MEX)
+	GPUDOT_MEXDIR=$(BUILD) $(OCTAVE) $(OCTFLAGS) --eval \
+	  'addpath ("m"); addpath (getenv ("GPUDOT_MEXDIR")); run ("demos/demo_gdot_quick.m")'
+
+DIST := $(BUILD)/dist/$(NAME)-$(VERSION)
+dist: deps
+	rm -rf $(BUILD)/dist && mkdir -p $(DIST)/inst $(DIST)/src
+	cp -r m/. $(DIST)/inst/
+	cp -r mex cpu cuda include $(DIST)/src/
+	cp mex.mk $(DIST)/src/Makefile
+	cp DESCRIPTION INDEX COPYING README.md $(DIST)/
+	tar --sort=name --mtime="$(DATE) 00:00Z" --owner=0 --group=0 --numeric-owner \
+	    -C $(BUILD)/dist -cf - $(NAME)-$(VERSION) | gzip -n > $(NAME)-$(VERSION).tar.gz
+	@echo "wrote $(NAME)-$(VERSION).tar.gz"
+
+# pkg install the tarball into a scratch prefix, pkg load it, run the suite against it.
+check-dist: dist
+	rm -rf $(BUILD)/pkgroot && mkdir -p $(BUILD)/pkgroot
+	$(OCTAVE) $(OCTFLAGS) --eval ' \
+	  pkg ("prefix", "$(CURDIR)/$(BUILD)/pkgroot", "$(CURDIR)/$(BUILD)/pkgroot"); \
+	  pkg ("local_list", "$(CURDIR)/$(BUILD)/pkgroot/octave_packages"); \
+	  pkg ("install", "-local", "$(NAME)-$(VERSION).tar.gz"); \
+	  pkg ("load", "$(NAME)"); s = gpudot_info (); disp (s); \
+	  assert (gdot ([1 2 3], [4 5 6]), 32); disp ("pkg install + pkg load: ok")'
+	GPUDOT_PKG_PREFIX=$(CURDIR)/$(BUILD)/pkgroot $(OCTAVE) $(OCTFLAGS) tests/run_tests.m
+
+clean:
+	@$(MAKE) --no-print-directory -f mex.mk SRC=. OUT=$(BUILD) clean
+	rm -rf $(BUILD) $(NAME)-*.tar.gz
+
+FORCE:
+.PHONY: all deps check demo dist check-dist clean FORCE

@@ -1,0 +1,415 @@
+/*
+ * CUDA engine, host side: device state, persistent buffers, chunk planning and launches.
+ * Kernels live in dot_kernels.cuh.  Every CUDA call is checked; failures become a status
+ * and a saved error text, never a print or an exit.
+ */
+#include <cstdio>
+#include <cstring>
+
+#include "dot_kernels.cuh"
+#include "gpudot.h"
+
+using namespace gpudot;
+
+namespace {
+
+/* Grow-only device buffer: allocated on first use, reallocated only to grow, freed at exit
+ * (gpudot_cuda_release), so steady-state calls never call cudaMalloc. */
+struct DevBuf {
+    void *p = nullptr;
+    size_t cap = 0;
+};
+
+struct Engine {
+    int probed = 0, ok = 0;
+    int device = 0;
+    cudaDeviceProp prop;
+    int target_blocks = 0; /* blocks that fill the device once */
+    DevBuf x, y, out, carry, partials, tickets;
+    size_t tickets_n = 0;
+    size_t staging_cap = 0;
+    char err[512] = "";
+} E;
+
+/* Blocks per SM for kThreads = 256: 8 blocks x 8 warps = 64 warps, a full H100/A100 SM. */
+constexpr int kBlocksPerSM = 8;
+/* Column runs at least this long get split over several blocks; shorter runs get one warp
+ * each.  4096 elements = 16 KiB per operand in single: one warp's 16 loads in flight cover
+ * it in a few round trips. */
+constexpr int64_t kSplitMinRun = 4096;
+/* Each block of a split run takes at least this many elements (8 per thread). */
+constexpr int64_t kMinPerBlock = kThreads * 8;
+
+gpudot_status fail(cudaError_t e, const char *what)
+{
+    snprintf(E.err, sizeof E.err, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError(); /* not sticky: clear it so the next call works */
+        return GPUDOT_OUT_OF_MEMORY;
+    }
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+        return GPUDOT_NO_DEVICE;
+    return GPUDOT_CUDA;
+}
+
+#define CK(call, what)                                                                     \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess)                                                             \
+            return fail(e_, what);                                                         \
+    } while (0)
+
+gpudot_status probe()
+{
+    if (E.probed)
+        return E.ok ? GPUDOT_OK : GPUDOT_NO_DEVICE;
+    E.probed = 1;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0) {
+        if (e != cudaSuccess)
+            fail(e, "cudaGetDeviceCount");
+        else
+            snprintf(E.err, sizeof E.err, "no CUDA device found");
+        cudaGetLastError();
+        return GPUDOT_NO_DEVICE;
+    }
+    CK(cudaGetDevice(&E.device), "cudaGetDevice");
+    CK(cudaGetDeviceProperties(&E.prop, E.device), "cudaGetDeviceProperties");
+    E.target_blocks = E.prop.multiProcessorCount * kBlocksPerSM;
+    E.ok = 1;
+    return GPUDOT_OK;
+}
+
+void buf_free(DevBuf &b)
+{
+    if (b.p)
+        cudaFree(b.p);
+    b.p = nullptr;
+    b.cap = 0;
+}
+
+gpudot_status buf_need(DevBuf &b, size_t bytes, const char *what)
+{
+    if (bytes <= b.cap)
+        return GPUDOT_OK;
+    buf_free(b);
+    size_t want = bytes < 256 ? 256 : bytes;
+    CK(cudaMalloc(&b.p, want), what);
+    b.cap = want;
+    return GPUDOT_OK;
+}
+
+size_t held()
+{
+    return E.x.cap + E.y.cap + E.out.cap + E.carry.cap + E.partials.cap + E.tickets.cap;
+}
+
+/* ---- launch: one kernel per (type, mode, complexity) chosen at run time ---- */
+
+struct Launch {
+    int kind; /* 0 split columns, 1 warp columns, 2 rows */
+    dim3 grid;
+};
+
+template <typename T, int M, bool CX, bool CY> void launch_t(const Launch &L, const DotArgs &p)
+{
+    if (L.kind == 0)
+        dot_columns_split<T, M, CX, CY><<<L.grid, kThreads>>>(p);
+    else if (L.kind == 1)
+        dot_columns_warp<T, M, CX, CY><<<L.grid, kThreads>>>(p);
+    else
+        dot_rows<T, M, CX, CY><<<L.grid, kThreads>>>(p);
+}
+
+template <typename T, int M> void launch_m(const Launch &L, const DotArgs &p, int cx, int cy)
+{
+    if (cx && cy)
+        launch_t<T, M, true, true>(L, p);
+    else if (cx)
+        launch_t<T, M, true, false>(L, p);
+    else if (cy)
+        launch_t<T, M, false, true>(L, p);
+    else
+        launch_t<T, M, false, false>(L, p);
+}
+
+void launch_any(const Launch &L, const DotArgs &p, gpudot_type t, gpudot_accum acc, int cx, int cy)
+{
+    if (t == GPUDOT_F32) {
+        if (acc == GPUDOT_ACC_NATIVE)
+            launch_m<float, NATIVE_F>(L, p, cx, cy);
+        else if (acc == GPUDOT_ACC_DOUBLE)
+            launch_m<float, PLAIN_D>(L, p, cx, cy);
+        else
+            launch_m<float, COMP>(L, p, cx, cy);
+    } else {
+        if (acc == GPUDOT_ACC_COMP)
+            launch_m<double, COMP>(L, p, cx, cy);
+        else
+            launch_m<double, PLAIN_D>(L, p, cx, cy);
+    }
+}
+
+/* Grid shape for an nb x na output with runs of nk; sets p.splits. */
+Launch plan_launch(DotArgs &p)
+{
+    Launch L;
+    int64_t tb = E.target_blocks;
+    if (p.nb == 1) {
+        if (p.nk >= kSplitMinRun && p.na < tb / 2) {
+            int64_t s = (tb + p.na - 1) / p.na;
+            int64_t most = (p.nk + kMinPerBlock - 1) / kMinPerBlock;
+            p.splits = (int)(s < most ? s : most);
+            L.kind = 0;
+            L.grid = dim3((unsigned)(p.na * p.splits));
+        } else {
+            int64_t blocks = (p.na + kThreads / 32 - 1) / (kThreads / 32);
+            int64_t cap = tb * 4; /* beyond this, warps loop over outputs */
+            p.splits = 1;
+            L.kind = 1;
+            L.grid = dim3((unsigned)(blocks < cap ? blocks : cap));
+        }
+    } else {
+        int64_t nout = p.nb * p.na;
+        int64_t gx = (nout + kThreads - 1) / kThreads;
+        int64_t s = 1;
+        if (gx < tb) {
+            s = tb / gx;
+            int64_t most = (p.nk + 63) / 64; /* at least 64 k per slice */
+            s = s < most ? s : most;
+            s = s < 1 ? 1 : s;
+            s = s > 65535 ? 65535 : s;
+        }
+        p.splits = (int)s;
+        L.kind = 2;
+        L.grid = dim3((unsigned)gx, (unsigned)s);
+    }
+    return L;
+}
+
+/* Grid x of the kernels is at most 2^31 - 1; one chunk must stay below. */
+constexpr int64_t kMaxGridX = ((int64_t)1 << 31) - 1;
+
+gpudot_status run_kernel(const gpudot_dot_req *sub, void *d_x, void *d_y, int carry_in,
+                         int is_final)
+{
+    DotArgs p;
+    memset(&p, 0, sizeof p);
+    p.x = d_x;
+    p.y = d_y;
+    p.nb = sub->nb;
+    p.nk = sub->nk;
+    p.na = sub->na;
+    p.bx = sub->bx, p.kx = sub->kx, p.ax = sub->ax;
+    p.by = sub->by, p.ky = sub->ky, p.ay = sub->ay;
+    p.out = E.out.p;
+    p.carry = (AccState *)E.carry.p;
+    p.carry_in = carry_in;
+    p.is_final = is_final;
+    Launch L = plan_launch(p);
+    size_t nparts = L.kind == 0 ? (size_t)L.grid.x
+                  : L.kind == 2 && p.splits > 1 ? (size_t)L.grid.x * L.grid.y * kThreads : 0;
+    size_t ntickets = L.kind == 0 ? (size_t)p.na : L.kind == 2 ? (size_t)L.grid.x : 0;
+    gpudot_status st;
+    if ((st = buf_need(E.partials, nparts * sizeof(AccState), "cudaMalloc (workspace)")))
+        return st;
+    if (ntickets > E.tickets_n) {
+        if ((st = buf_need(E.tickets, ntickets * sizeof(unsigned), "cudaMalloc (workspace)")))
+            return st;
+        CK(cudaMemset(E.tickets.p, 0, E.tickets.cap), "cudaMemset");
+        E.tickets_n = E.tickets.cap / sizeof(unsigned);
+    }
+    p.partials = (AccState *)E.partials.p;
+    p.tickets = (unsigned *)E.tickets.p;
+    launch_any(L, p, sub->type, sub->accum, sub->cx, sub->cy);
+    CK(cudaGetLastError(), "kernel launch");
+    return GPUDOT_OK;
+}
+
+size_t esize(gpudot_type t, int cplx)
+{
+    return (t == GPUDOT_F32 ? 4 : 8) * (cplx ? 2 : 1);
+}
+
+/* Copies the part of one operand that chunk (a0..a0+na, k0..k0+nk) needs to d; returns
+ * the operand's extents within the chunk. */
+gpudot_status upload(void *d, const void *h, size_t es, int64_t b, int64_t k, int64_t a,
+                     int64_t a0, int64_t na, int64_t k0, int64_t nk, int64_t *kc, int64_t *ac)
+{
+    int64_t ka0 = k > 1 ? k0 : 0, kn = k > 1 ? nk : 1;
+    int64_t aa0 = a > 1 ? a0 : 0, an = a > 1 ? na : 1;
+    *kc = kn;
+    *ac = an;
+    const char *src = (const char *)h + ((size_t)aa0 * k + ka0) * b * es;
+    if (kn == k || an == 1) { /* one contiguous block */
+        CK(cudaMemcpy(d, src, (size_t)(kn * b * an) * es, cudaMemcpyHostToDevice),
+           "cudaMemcpy (upload)");
+        return GPUDOT_OK;
+    }
+    CK(cudaMemcpy2D(d, (size_t)(kn * b) * es, src, (size_t)(k * b) * es, (size_t)(kn * b) * es,
+                    (size_t)an, cudaMemcpyHostToDevice),
+       "cudaMemcpy2D (upload)");
+    return GPUDOT_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+int gpudot_cuda_available(void)
+{
+    return probe() == GPUDOT_OK;
+}
+
+gpudot_status gpudot_cuda_info(gpudot_cuda_info_t *info)
+{
+    memset(info, 0, sizeof *info);
+    info->built_with_cuda = 1;
+    cudaDriverGetVersion(&info->driver_version);
+    cudaRuntimeGetVersion(&info->runtime_version);
+    if (probe() != GPUDOT_OK)
+        return GPUDOT_OK;
+    info->available = 1;
+    info->device = E.device;
+    snprintf(info->name, sizeof info->name, "%s", E.prop.name);
+    info->cc_major = E.prop.major;
+    info->cc_minor = E.prop.minor;
+    info->sm_count = E.prop.multiProcessorCount;
+    CK(cudaMemGetInfo(&info->mem_free, &info->mem_total), "cudaMemGetInfo");
+    info->staging_bytes = held();
+    return GPUDOT_OK;
+}
+
+int gpudot_cuda_holds_memory(void)
+{
+    return held() > 0;
+}
+
+void gpudot_cuda_release(void)
+{
+    buf_free(E.x);
+    buf_free(E.y);
+    buf_free(E.out);
+    buf_free(E.carry);
+    buf_free(E.partials);
+    buf_free(E.tickets);
+    E.tickets_n = 0;
+}
+
+const char *gpudot_cuda_last_error(void)
+{
+    return E.err;
+}
+
+void gpudot_cuda_set_staging_cap(size_t bytes)
+{
+    E.staging_cap = bytes;
+}
+
+gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
+{
+    gpudot_status st = gpudot_check_req(r);
+    if (st != GPUDOT_OK)
+        return st;
+    if ((st = probe()) != GPUDOT_OK)
+        return st;
+    if (r->nb == 0 || r->na == 0)
+        return GPUDOT_OK;
+    int cplx = r->cx || r->cy;
+    size_t esx = esize(r->type, r->cx), esy = esize(r->type, r->cy);
+    size_t eso = esize(r->type, cplx);
+    int64_t nk = r->nk > 0 ? r->nk : 0;
+
+    /* Budget for staging: what we hold plus what is free, less a margin for the
+     * workspace and other users; or the test cap. */
+    size_t bx_all = (size_t)(r->bx * r->kx * r->ax) * esx, by_all = (size_t)(r->by * r->ky * r->ay) * esy;
+    size_t out_all = (size_t)(r->nb * r->na) * eso;
+    size_t budget;
+    if (E.staging_cap) {
+        budget = E.staging_cap;
+    } else if (bx_all + by_all + out_all <= E.x.cap + E.y.cap + E.out.cap) {
+        budget = bx_all + by_all + out_all;
+    } else {
+        size_t fr = 0, tot = 0;
+        CK(cudaMemGetInfo(&fr, &tot), "cudaMemGetInfo");
+        size_t have = E.x.cap + E.y.cap + E.out.cap + fr;
+        size_t margin = (size_t)64 << 20;
+        budget = have > 2 * margin ? have - margin - have / 16 : have / 2;
+    }
+
+    /* Plan: whole runs, as many outputs (a) per chunk as fit; if one a does not fit, k-slabs
+     * of a single a carried from chunk to chunk. */
+    size_t per_a = (r->ax > 1 ? (size_t)(r->bx * r->kx) * esx : 0) +
+                   (r->ay > 1 ? (size_t)(r->by * r->ky) * esy : 0) + (size_t)r->nb * eso;
+    size_t fixed = (r->ax > 1 ? 0 : (size_t)(r->bx * r->kx) * esx) +
+                   (r->ay > 1 ? 0 : (size_t)(r->by * r->ky) * esy);
+    int64_t a_per, k_per;
+    if (fixed + per_a <= budget) {
+        a_per = (int64_t)((budget - fixed) / per_a);
+        a_per = a_per > r->na ? r->na : a_per;
+        int64_t grid_cap = r->nb > 1 ? kMaxGridX / ((r->nb + kThreads - 1) / kThreads) : kMaxGridX / 64;
+        a_per = a_per > grid_cap ? (grid_cap > 0 ? grid_cap : 1) : a_per;
+        k_per = nk;
+    } else {
+        size_t per_k = (r->kx > 1 ? (size_t)r->bx * esx : 0) + (r->ky > 1 ? (size_t)r->by * esy : 0);
+        size_t fixed_k = (r->kx > 1 ? 0 : (size_t)r->bx * esx) + (r->ky > 1 ? 0 : (size_t)r->by * esy) +
+                         (size_t)r->nb * (eso + sizeof(AccState));
+        if (fixed_k + per_k > budget || per_k == 0) {
+            snprintf(E.err, sizeof E.err, "needs %zu bytes of device memory for one slice, %zu usable",
+                     fixed_k + per_k, budget);
+            return GPUDOT_OUT_OF_MEMORY;
+        }
+        a_per = 1;
+        k_per = (int64_t)((budget - fixed_k) / per_k);
+        k_per = k_per > nk ? nk : k_per;
+    }
+    if (nk == 0)
+        k_per = 0;
+    int64_t nslab = k_per > 0 ? (nk + k_per - 1) / k_per : 1;
+
+    /* Buffers for the largest chunk. */
+    int64_t k_buf = k_per > 0 ? k_per : 1;
+    size_t need_x = (size_t)(r->bx * (r->kx > 1 ? k_buf : 1) * (r->ax > 1 ? a_per : 1)) * esx;
+    size_t need_y = (size_t)(r->by * (r->ky > 1 ? k_buf : 1) * (r->ay > 1 ? a_per : 1)) * esy;
+    if ((st = buf_need(E.x, need_x, "cudaMalloc (x)")) ||
+        (st = buf_need(E.y, need_y, "cudaMalloc (y)")) ||
+        (st = buf_need(E.out, (size_t)(r->nb * a_per) * eso, "cudaMalloc (out)")))
+        return st;
+    if (nslab > 1 && (st = buf_need(E.carry, (size_t)r->nb * sizeof(AccState), "cudaMalloc (carry)")))
+        return st;
+
+    for (int64_t a0 = 0; a0 < r->na; a0 += a_per) {
+        int64_t na = r->na - a0 < a_per ? r->na - a0 : a_per;
+        for (int64_t s = 0; s < nslab; s++) {
+            int64_t k0 = s * k_per, kn = nk - k0 < k_per ? nk - k0 : k_per;
+            if (nk == 0)
+                k0 = 0, kn = 0;
+            gpudot_dot_req sub = *r;
+            sub.nk = kn;
+            sub.na = na;
+            if (kn > 0) {
+                if ((st = upload(E.x.p, r->x, esx, r->bx, r->kx, r->ax, a0, na, k0, kn, &sub.kx, &sub.ax)) ||
+                    (st = upload(E.y.p, r->y, esy, r->by, r->ky, r->ay, a0, na, k0, kn, &sub.ky, &sub.ay)))
+                    return st;
+            } else {
+                sub.kx = sub.ky = 0;
+                sub.ax = r->ax > 1 ? na : 1;
+                sub.ay = r->ay > 1 ? na : 1;
+            }
+            if ((st = run_kernel(&sub, E.x.p, E.y.p, s > 0, s == nslab - 1)))
+                return st;
+            if (poll && nslab * ((r->na + a_per - 1) / a_per) > 1) {
+                CK(cudaDeviceSynchronize(), "kernel");
+                if (poll())
+                    return GPUDOT_INTERRUPTED;
+            }
+        }
+        CK(cudaMemcpy((char *)r->out + (size_t)(a0 * r->nb) * eso, E.out.p,
+                      (size_t)(na * r->nb) * eso, cudaMemcpyDeviceToHost),
+           "kernel or cudaMemcpy (result)");
+    }
+    return GPUDOT_OK;
+}
+
+} // extern "C"

@@ -1,0 +1,102 @@
+/*
+ * gpudot engine interface: the only engine header the MEX gateway includes.
+ *
+ * The engine knows nothing of Octave: it takes plain host pointers and a shape, computes
+ * reductions on the CPU or the GPU, and returns a status code.  Only the gateway turns a
+ * status into an Octave error.  The engine never prints, exits or aborts.
+ */
+#ifndef GPUDOT_H
+#define GPUDOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPUDOT_VERSION "0.1.0"
+
+/* One list gives the status enum, the identifier suffix (gpudot:<id>) and the default
+ * message, so the three can never drift apart. */
+#define GPUDOT_STATUS_LIST(X)                                                              \
+    X(OK, "ok", "success")                                                                 \
+    X(BAD_TYPE, "badType", "X and Y must be single or double arrays")                      \
+    X(SIZE_MISMATCH, "sizeMismatch", "sizes of X and Y must match or be compatible")       \
+    X(BAD_DIM, "badDim", "DIM must be a positive integer scalar")                          \
+    X(BAD_OPTION, "badOption", "invalid option")                                           \
+    X(NO_DEVICE, "noDevice", "no usable CUDA device")                                      \
+    X(OUT_OF_MEMORY, "outOfMemory", "out of memory")                                       \
+    X(CUDA, "cuda", "CUDA error")                                                          \
+    X(INTERRUPTED, "interrupted", "interrupted by the user")
+
+#define GPUDOT_ENUM_ENTRY(name, id, msg) GPUDOT_##name,
+typedef enum { GPUDOT_STATUS_LIST(GPUDOT_ENUM_ENTRY) GPUDOT_NSTATUS } gpudot_status;
+#undef GPUDOT_ENUM_ENTRY
+
+const char *gpudot_status_id(gpudot_status s);  /* "badType", ... */
+const char *gpudot_status_msg(gpudot_status s); /* default message */
+
+typedef enum { GPUDOT_F32 = 0, GPUDOT_F64 = 1 } gpudot_type;
+
+typedef enum {
+    GPUDOT_ACC_NATIVE = 0, /* accumulate in the element precision */
+    GPUDOT_ACC_DOUBLE = 1, /* accumulate in double (single products are exact there) */
+    GPUDOT_ACC_COMP = 2    /* Ogita-Rump-Oishi Dot2 in double: as if in twice the precision */
+} gpudot_accum;
+
+/*
+ * A batch of dot products in canonical form.  The output is an nb x na array; output (i, a)
+ * is the sum over k < nk of conj(x(i, k, a)) * y(i, k, a).  Each operand is stored
+ * contiguously (column-major) as a bx x kx x ax array whose extents are either the full
+ * extent or 1 (broadcast): bx in {1, nb}, kx in {1, nk}, ax in {1, na}.  Complex operands are
+ * interleaved (re, im) pairs.  Both operands have the same element type; the output has that
+ * type and is complex (interleaved) when either operand is.
+ */
+typedef struct {
+    gpudot_type type;
+    int cx, cy;        /* operand is complex */
+    const void *x, *y; /* host pointers */
+    int64_t nb, nk, na;
+    int64_t bx, kx, ax;
+    int64_t by, ky, ay;
+    gpudot_accum accum;
+    void *out; /* host, nb * na elements */
+} gpudot_dot_req;
+
+/* Called between chunks of long operations; non-zero stops the call with INTERRUPTED. */
+typedef int (*gpudot_poll_fn)(void);
+
+/* Shared by both engines: extents are consistent and every count is non-negative. */
+gpudot_status gpudot_check_req(const gpudot_dot_req *r);
+
+/* ---- CPU engine (always built) ---- */
+gpudot_status gpudot_cpu_dot(const gpudot_dot_req *r, gpudot_poll_fn poll);
+
+/* ---- CUDA engine (stubs answering NO_DEVICE when built without nvcc) ---- */
+typedef struct {
+    int built_with_cuda;
+    int available; /* a usable device was found */
+    int device;    /* ordinal in use */
+    char name[256];
+    int cc_major, cc_minor;
+    int sm_count;
+    size_t mem_total, mem_free;
+    int driver_version, runtime_version; /* as CUDA encodes them: 1000 * major + 10 * minor */
+    size_t staging_bytes;                /* persistent device memory held by the engine */
+} gpudot_cuda_info_t;
+
+int gpudot_cuda_available(void); /* probes once, then cached */
+gpudot_status gpudot_cuda_info(gpudot_cuda_info_t *info);
+gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll);
+int gpudot_cuda_holds_memory(void); /* persistent buffers are allocated */
+void gpudot_cuda_release(void);     /* frees every persistent buffer */
+const char *gpudot_cuda_last_error(void); /* text of the last CUDA failure */
+/* Cap on the device staging memory (bytes, 0 = none): lets tests force the chunked path. */
+void gpudot_cuda_set_staging_cap(size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,84 @@
+## Copyright (C) 2026 gpudot developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {} {@var{d} =} gdot (@var{x}, @var{y})
+## @deftypefnx {} {@var{d} =} gdot (@var{x}, @var{y}, @var{dim})
+## @deftypefnx {} {@var{d} =} gdot (@dots{}, @var{name}, @var{value})
+## Dot product of @var{x} and @var{y} on an NVIDIA GPU, with the semantics of
+## Octave's @code{dot}.
+##
+## Two vectors of equal length, in any orientation, give a scalar.  Matrices and
+## N-D arrays are reduced along the first non-singleton dimension, or along
+## @var{dim}; a @var{dim} larger than @code{ndims} gives @code{conj (@var{x}) .* @var{y}}.
+## The first argument is conjugated.  The result is single if either input is
+## single, else double; real/complex mixes are allowed.
+##
+## Beyond @code{dot}: where the sizes differ but are compatible under Octave's
+## broadcasting, the result is @code{sum (conj (@var{x}) .* @var{y}, @var{dim})},
+## e.g. a column vector against every column of a matrix.  Integer inputs are
+## converted to double, so their product sums are exact (up to 2^53), where
+## @code{dot} saturates.  Sparse inputs are made full and give @code{dot}'s values.
+##
+## Options, as name/value pairs:
+## @table @code
+## @item "accum"
+## @code{"double"} (default): accumulate in double; the products of single inputs are
+## exact in double, so single results are correctly rounded for all but
+## ill-conditioned sums.  @code{"native"}: accumulate in the input precision (what
+## @code{dot} does; fastest, least accurate).  @code{"compensated"}: the Ogita-Rump-Oishi
+## Dot2 algorithm in double with fused multiply-adds: as accurate as if computed in
+## twice the working precision, then rounded.
+## @item "device"
+## @code{"auto"} (default): the GPU for inputs of 1 MiB or more, the CPU engine for
+## smaller ones (where it answers sooner) and wherever no GPU is usable (with one
+## @code{gpudot:noDevice} warning per session).  @code{"gpu"}: the GPU, or an error.
+## @code{"cpu"}: the CPU engine.
+## @end table
+##
+## Results are bitwise identical from run to run for the same input, engine and
+## device: the reduction order is fixed and no floating-point atomics are used.
+##
+## Errors (identifiers): @code{gpudot:badType} (not a numeric array: logical, char,
+## cell, struct, function handle, object), @code{gpudot:sizeMismatch},
+## @code{gpudot:badDim} (not a positive integer scalar), @code{gpudot:badOption},
+## @code{gpudot:noDevice} (@code{"device", "gpu"} without a usable GPU),
+## @code{gpudot:outOfMemory}, @code{gpudot:cuda} (other CUDA failures, with CUDA's
+## error text), @code{gpudot:interrupted} (Ctrl-C during a long call).
+##
+## Example:
+## @example
+## @group
+## x = single (rand (1e7, 1));  y = single (rand (1e7, 1));
+## d = gdot (x, y)                       # single, accumulated in double
+## d = gdot (x, y, "accum", "native")    # as dot does
+## D = gdot (ones (3, 1), magic (3))     # a vector against each column
+## @end group
+## @end example
+##
+## @seealso{dot, gpudot_info, gpudot_gpu_available}
+## @end deftypefn
+
+function d = gdot (x, y, varargin)
+
+  if (nargin < 2)
+    print_usage ();
+  endif
+  [dim, accum, device] = __gpudot_args__ ("gdot", varargin);
+  x = __gpudot_operand__ ("gdot", "X", x);
+  y = __gpudot_operand__ ("gdot", "Y", y);
+  d = __gpudot__ ("dot", x, y, dim, accum, device);
+
+endfunction
+
+%!assert (gdot ([1 2 3], [4 5 6]), 32)
+%!assert (gdot ([1 2 3], [4; 5; 6]), 32)
+%!assert (gdot ([1 2; 3 4], [1 2; 3 4]), [10 20])
+%!assert (gdot ([1 2; 3 4], [1 2; 3 4], 2), [5; 25])
+%!assert (gdot ([1i 2], [1i 2]), 5)
+%!assert (class (gdot (single ([1 2]), [1 2])), "single")
+%!assert (gdot (int8 ([100 100]), int8 ([100 1])), 10100)
+%!assert (gdot (ones (3, 1), magic (3)), sum (magic (3)))
+%!error <Invalid call> gdot (1)
+%!error id=gpudot:badType gdot ({1}, 1)
+%!error id=gpudot:badOption gdot (1, 1, "accum")

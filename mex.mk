@@ -1,0 +1,60 @@
+# Builds __gpudot__.mex.  Used in place (make -f mex.mk SRC=. OUT=build) and, copied to
+# src/Makefile by `make dist`, by `pkg install` (SRC=. OUT=.).
+#
+#   CUDA_HOME, NVCC     CUDA toolkit (default /usr/local/cuda); without nvcc: a CPU-only MEX
+#   MKOCTFILE           Octave's mkoctfile
+#   CUDA_ARCHS          SASS targets; compute_90 PTX is added for newer GPUs
+SRC ?= .
+OUT ?= .
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+MKOCTFILE ?= mkoctfile
+CC ?= gcc
+CUDA_ARCHS ?= 75 80 86 89 90
+
+HAVE_NVCC := $(shell test -x "$(NVCC)" -o -n "$$(command -v $(NVCC) 2>/dev/null)" && echo yes)
+ifeq ($(GPUDOT_NO_CUDA),1)
+HAVE_NVCC :=
+endif
+
+OBJ := $(OUT)/obj
+CFLAGS_ENGINE := -O3 -fPIC -fopenmp -std=gnu11 -Wall -Wextra -I$(SRC)/include
+NVCC_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)) \
+                -gencode=arch=compute_90,code=compute_90
+NVCC_FLAGS := -std=c++17 -O3 -Xcompiler -fPIC -I$(SRC)/include $(NVCC_GENCODE)
+
+ENGINE_OBJS := $(OBJ)/gpudot_common.o $(OBJ)/gpudot_cpu.o
+ifeq ($(HAVE_NVCC),yes)
+ENGINE_OBJS += $(OBJ)/gpudot_cuda.o
+ENGINE_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
+else
+ENGINE_OBJS += $(OBJ)/gpudot_nocuda.o
+ENGINE_LIBS :=
+endif
+
+MEX := $(OUT)/__gpudot__.mex
+OCTLIBDIR := $(shell $(MKOCTFILE) -p OCTLIBDIR 2>/dev/null)
+
+all: $(MEX)
+ifneq ($(HAVE_NVCC),yes)
+	@echo "gpudot: nvcc not found ($(NVCC)): built a CPU-only MEX"
+endif
+
+$(OBJ):
+	mkdir -p $@
+
+$(OBJ)/%.o: $(SRC)/cpu/%.c $(SRC)/include/gpudot.h | $(OBJ)
+	$(CC) $(CFLAGS_ENGINE) -c $< -o $@
+
+$(OBJ)/gpudot_cuda.o: $(SRC)/cuda/gpudot_cuda.cu $(SRC)/cuda/dot_kernels.cuh \
+                      $(SRC)/include/gpudot.h | $(OBJ)
+	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
+
+$(MEX): $(SRC)/mex/__gpudot__.c $(SRC)/include/gpudot.h $(ENGINE_OBJS)
+	$(MKOCTFILE) --mex -R2018a -I$(SRC)/include -o $@ $(SRC)/mex/__gpudot__.c \
+	    $(ENGINE_OBJS) $(ENGINE_LIBS) -lgomp -L$(OCTLIBDIR) -loctinterp -loctave -Wl,--no-undefined
+
+clean:
+	rm -rf $(OBJ) $(MEX) $(OUT)/__gpudot__.o
+
+.PHONY: all clean
