@@ -37,7 +37,7 @@ check: $(MEX)
 
 demo: $(MEX)
 	GPUDOT_MEXDIR=$(BUILD) $(OCTAVE) $(OCTFLAGS) --eval \
-	  'addpath ("m"); addpath (getenv ("GPUDOT_MEXDIR")); run ("demos/demo_gdot_quick.m")'
+	  'addpath (make_absolute_filename ("m"), make_absolute_filename ("$(BUILD)"), make_absolute_filename ("demos")); demo_gdot_quick'
 
 DIST := $(BUILD)/dist/$(NAME)-$(VERSION)
 dist: deps
@@ -53,12 +53,8 @@ dist: deps
 # pkg install the tarball into a scratch prefix, pkg load it, run the suite against it.
 check-dist: dist
 	rm -rf $(BUILD)/pkgroot && mkdir -p $(BUILD)/pkgroot
-	$(OCTAVE) $(OCTFLAGS) --eval ' \
-	  pkg ("prefix", "$(CURDIR)/$(BUILD)/pkgroot", "$(CURDIR)/$(BUILD)/pkgroot"); \
-	  pkg ("local_list", "$(CURDIR)/$(BUILD)/pkgroot/octave_packages"); \
-	  pkg ("install", "-local", "$(NAME)-$(VERSION).tar.gz"); \
-	  pkg ("load", "$(NAME)"); s = gpudot_info (); disp (s); \
-	  assert (gdot ([1 2 3], [4 5 6]), 32); disp ("pkg install + pkg load: ok")'
+	GPUDOT_PKG_PREFIX=$(CURDIR)/$(BUILD)/pkgroot GPUDOT_TARBALL=$(NAME)-$(VERSION).tar.gz \
+	  $(OCTAVE) $(OCTFLAGS) tests/pkg_install_check.m
 	GPUDOT_PKG_PREFIX=$(CURDIR)/$(BUILD)/pkgroot $(OCTAVE) $(OCTFLAGS) tests/run_tests.m
 
 clean:

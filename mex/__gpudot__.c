@@ -162,22 +162,22 @@ static void *expand(const void *src, const shape_t *o, const shape_t *b, int nd,
     return dst;
 }
 
+/* Element data, interleaved for complex (-R2018a).  mxGetData rather than the typed
+ * getters: Octave 7.3's mxGetComplexSingles fails ("type mismatch") on complex single. */
+static const void *data_of(const mxArray *a)
+{
+    return mxGetData(a);
+}
+
 /* Rounds a double array (real or interleaved complex) to a new float buffer. */
 static float *to_single(const mxArray *a)
 {
     size_t n = mxGetNumberOfElements(a) * (mxIsComplex(a) ? 2 : 1);
-    const double *p = mxIsComplex(a) ? (const double *)mxGetComplexDoubles(a) : mxGetDoubles(a);
+    const double *p = (const double *)data_of(a);
     float *f = mxMalloc(n ? n * sizeof *f : 1);
     for (size_t i = 0; i < n; i++)
         f[i] = (float)p[i];
     return f;
-}
-
-static const void *data_of(const mxArray *a)
-{
-    if (mxIsSingle(a))
-        return mxIsComplex(a) ? (const void *)mxGetComplexSingles(a) : (const void *)mxGetSingles(a);
-    return mxIsComplex(a) ? (const void *)mxGetComplexDoubles(a) : (const void *)mxGetDoubles(a);
 }
 
 static int is_float_array(const mxArray *a)

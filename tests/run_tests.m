@@ -1,0 +1,80 @@
+## gpudot test runner: runs every %! block in the package's .m files and in tests/*.m,
+## then the generated case grids (tests/grid_*.m), and ends with exactly one line
+##   N passed, N failed, N skipped
+## exiting non-zero on any failure.  GPU cases are skipped (and counted so) where no GPU
+## is usable; on a GPU machine they run.
+##
+## Environment: GPUDOT_MEXDIR (in-tree build) or GPUDOT_PKG_PREFIX (an installed package).
+
+1;
+
+function [p, f, s] = run_grid (cases, gpu, verbose)
+  p = f = s = 0;
+  for i = 1:numel (cases)
+    c = cases{i};
+    if (c.gpu && ! gpu)
+      s++;
+      continue;
+    endif
+    try
+      c.fn ();
+      p++;
+    catch err
+      f++;
+      printf ("FAIL %s: %s\n", c.name, err.message);
+    end_try_catch
+  endfor
+endfunction
+
+here = fileparts (mfilename ("fullpath"));
+root = fileparts (here);
+prefix = getenv ("GPUDOT_PKG_PREFIX");
+if (! isempty (prefix))
+  pkg ("prefix", prefix, prefix);
+  pkg ("local_list", fullfile (prefix, "octave_packages"));
+  pkg ("load", "gpudot");
+  mdir = fileparts (which ("gdot"));
+else
+  mdir = fullfile (root, "m");
+  addpath (mdir);
+  mexdir = getenv ("GPUDOT_MEXDIR");
+  if (isempty (mexdir))
+    mexdir = fullfile (root, "build");
+  endif
+  addpath (make_absolute_filename (mexdir));
+endif
+addpath (here);
+
+gpu = gpudot_gpu_available ();
+info = gpudot_info ();
+printf ("gpudot %s, backend %s%s\n", info.version, info.backend,
+        ifelse (gpu, [" (" info.device_name ", cc " info.compute_capability ")"], ""));
+warning ("off", "gpudot:noDevice");
+
+files = [glob(fullfile (mdir, "*.m")); glob(fullfile (here, "test_*.m"))];
+passed = failed = skipped = 0;
+for i = 1:numel (files)
+  [n, nmax, nxfail, nbug, nskip, nrtskip] = test (files{i}, "quiet", stdout);
+  passed += n;
+  failed += nmax - n;
+  skipped += nskip + nrtskip;
+  if (nmax - n > 0)
+    printf ("FAIL in %s: %d of %d blocks\n", files{i}, nmax - n, nmax);
+  endif
+endfor
+
+grids = glob (fullfile (here, "grid_*.m"));
+for i = 1:numel (grids)
+  [~, name] = fileparts (grids{i});
+  t0 = tic ();
+  cases = feval (name);
+  [p, f, s] = run_grid (cases, gpu);
+  printf ("%s: %d cases, %d passed, %d failed, %d skipped (%.1f s)\n",
+          name, numel (cases), p, f, s, toc (t0));
+  passed += p;
+  failed += f;
+  skipped += s;
+endfor
+
+printf ("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+exit (failed > 0);

@@ -1,0 +1,240 @@
+## gdot: semantics beyond the grid, errors, determinism, GPU-only paths.
+## GPU blocks use %!testif with a run-time condition, so they count as skipped without one.
+
+%!shared gpu
+%! gpu = gpudot_gpu_available ();
+%! warning ("off", "gpudot:noDevice");
+
+## ---- semantics ----
+%!test
+%! ## dot's shapes for empties
+%! assert (size (gdot ([], [])), size (dot ([], [])));
+%! assert (size (gdot (zeros (0, 3), zeros (0, 3))), [1 3]);
+%! assert (gdot (zeros (0, 3), zeros (0, 3)), zeros (1, 3));
+%! assert (size (gdot (zeros (3, 0), zeros (3, 0))), size (dot (zeros (3, 0), zeros (3, 0))));
+%! assert (gdot (zeros (1, 0), zeros (0, 1)), 0);
+%! assert (size (gdot (zeros (2, 3, 0), zeros (2, 3, 0))), [1 3 0]);
+%!test
+%! ## vector rule only without DIM; with DIM, dot's element-wise behaviour
+%! assert (gdot ([1 2 3], [4 5 6], 1), [4 10 18]);
+%! assert (gdot ([1 2 3], [4 5 6], 2), 32);
+%! assert (gdot ([1 2; 3 4], [5 6; 7 8], 3), [5 12; 21 32]);
+%!test
+%! ## integers: exact where dot saturates
+%! assert (gdot (int8 ([100 100]), int8 ([100 1])), 10100);
+%! assert (gdot (uint16 ([65535 1]), uint16 ([65535 1])), 65535^2 + 1);
+%! assert (class (gdot (int32 (1), int32 (2))), "double");
+%! assert (class (gdot (int32 (1), single (2))), "single");
+%!test
+%! ## sparse: dot's values, full result
+%! x = sprandn (50, 4, 0.3);  y = sprandn (50, 4, 0.3);
+%! assert (gdot (x, y), full (dot (x, y)), 1e-12);
+%! assert (issparse (gdot (x, y)), false);
+%!test
+%! ## complex conjugates the first argument; real/complex mixes
+%! assert (gdot ([1i 2], [1 1]), 2 - 1i);
+%! assert (gdot ([1 1], [1i 2]), 2 + 1i);
+%! assert (gdot (single ([1i; 2]), [3; 4i]), single (conj (1i) * 3 + 2 * 4i));
+%!test
+%! ## NaN and Inf propagate as IEEE arithmetic says, in every mode
+%! for acc = {"native", "double", "compensated"}
+%!   assert (gdot ([1 Inf], [1 1], "accum", acc{1}, "device", "cpu"), Inf);
+%!   assert (gdot ([1 Inf], [1 -1], "accum", acc{1}, "device", "cpu"), -Inf);
+%!   assert (isnan (gdot ([Inf -Inf], [1 1], "accum", acc{1}, "device", "cpu")));
+%!   assert (isnan (gdot ([NaN 1], [1 1], "accum", acc{1}, "device", "cpu")));
+%!   assert (isnan (gdot ([0 1], [Inf 1], "accum", acc{1}, "device", "cpu")));
+%!   assert (gdot (single ([1e30 1e30]), single ([1e30 1e30]), "accum", acc{1}, "device", "cpu"),
+%!           single (Inf));
+%!   ## a real Inf against a complex value: no NaN from implicit zero imaginary parts
+%!   assert (gdot (Inf, 1 + 1i, "accum", acc{1}, "device", "cpu"), complex (Inf, Inf));
+%! endfor
+%!test
+%! ## compensated is exact where plain summation loses everything
+%! x = [1e20 1 -1e20];  y = [1 1 1];
+%! assert (gdot (x, y, "accum", "compensated", "device", "cpu"), 1);
+%! n = 2^16;  v = randn (n, 1);  v = [v; -v; 1] * 2^40;
+%! assert (gdot (v, ones (2*n+1, 1), "accum", "compensated", "device", "cpu"), 2^40);
+%! ## single data, double accumulation: 2^30 + 1 is exact in double
+%! xs = single ([2^30 1 -2^30]);
+%! assert (gdot (xs, single ([1 1 1]), "accum", "double", "device", "cpu"), single (1));
+%! ## products whose rounding errors matter: (1+2^-30)^2 - 1 - 2^-29 = 2^-60
+%! a = 1 + 2^-30;
+%! assert (gdot ([a -1 -2^-29], [a 1 1], "accum", "compensated", "device", "cpu"), 2^-60);
+%!test
+%! ## 2^25 single ones: exact with double accumulation (single dot stops at 2^24)
+%! o = ones (2^25, 1, "single");
+%! assert (gdot (o, o, "device", "cpu"), single (2^25));
+%! assert (gdot (o, o, "accum", "compensated", "device", "cpu"), single (2^25));
+%!test
+%! ## determinism: bitwise identical over repeated calls
+%! x = randn (2^20 + 7, 1);  y = randn (2^20 + 7, 1);
+%! for acc = {"native", "double", "compensated"}
+%!   r = gdot (single (x), single (y), "accum", acc{1}, "device", "cpu");
+%!   for k = 1:5
+%!     assert (typecast (gdot (single (x), single (y), "accum", acc{1}, "device", "cpu"),
+%!                       "uint32"), typecast (r, "uint32"));
+%!   endfor
+%! endfor
+%!test
+%! ## the default device gives the same values as the CPU engine on small inputs
+%! x = randn (100, 3);
+%! assert (gdot (x, x), gdot (x, x, "device", "cpu"));
+
+## ---- GPU-only paths ----
+%!testif ; gpudot_gpu_available ()
+%! ## 2^25 single ones on the GPU, every mode that accumulates in double
+%! o = ones (2^25, 1, "single");
+%! assert (gdot (o, o, "device", "gpu"), single (2^25));
+%! assert (gdot (o, o, "accum", "compensated", "device", "gpu"), single (2^25));
+%!testif ; gpudot_gpu_available ()
+%! ## NaN/Inf and compensated exactness on the GPU
+%! for acc = {"native", "double", "compensated"}
+%!   assert (gdot ([1 Inf], [1 1], "accum", acc{1}, "device", "gpu"), Inf);
+%!   assert (isnan (gdot ([Inf -Inf], [1 1], "accum", acc{1}, "device", "gpu")));
+%!   assert (isnan (gdot ([NaN 1], [1 1], "accum", acc{1}, "device", "gpu")));
+%!   assert (gdot (Inf, 1 + 1i, "accum", acc{1}, "device", "gpu"), complex (Inf, Inf));
+%! endfor
+%! x = [1e20 1 -1e20];
+%! assert (gdot (x, [1 1 1], "accum", "compensated", "device", "gpu"), 1);
+%! a = 1 + 2^-30;
+%! assert (gdot ([a -1 -2^-29], [a 1 1], "accum", "compensated", "device", "gpu"), 2^-60);
+%! ## a long ill-conditioned sum split over many blocks
+%! n = 2^22;  v = randn (n, 1);  v(end+1:2*n) = -v;  v(end+1) = 1;  w = ones (2*n+1, 1);
+%! assert (gdot (v .* 2^40, w, "accum", "compensated", "device", "gpu"), 1);
+%!testif ; gpudot_gpu_available ()
+%! ## determinism on the GPU: split kernels, warp kernels, row kernels
+%! X = {randn(2^22+5, 1), randn(2^20, 8), randn(768, 3000), randn(3, 2^20)};
+%! dims = {1, 1, 1, 2};
+%! for i = 1:numel (X)
+%!   for acc = {"native", "double", "compensated"}
+%!     x = single (X{i});
+%!     r = gdot (x, x + 1, dims{i}, "accum", acc{1}, "device", "gpu");
+%!     for k = 1:5
+%!       assert (isequal (typecast (gdot (x, x + 1, dims{i}, "accum", acc{1}, "device", "gpu"),
+%!                                  "uint32"), typecast (r, "uint32")));
+%!     endfor
+%!   endfor
+%! endfor
+%!testif ; gpudot_gpu_available ()
+%! ## chunked path: a small staging cap forces column chunks and k-slabs with carries
+%! unwind_protect
+%!   __gpudot__ ("release");
+%!   __gpudot__ ("staging_cap", 256 * 1024);
+%!   cases = {randn(2^20+3, 1), randn(2^16, 9), randn(7, 2^16), complex(randn(2^18, 3), 1)};
+%!   dims = {1, 1, 2, 1};
+%!   for i = 1:numel (cases)
+%!     x = cases{i};  y = cases{i} + 1;
+%!     for acc = {"native", "double", "compensated"}
+%!       g = gdot (x, y, dims{i}, "accum", acc{1}, "device", "gpu");
+%!       c = gdot (x, y, dims{i}, "accum", "compensated", "device", "cpu");
+%!       assert (g, c, -1e-12);
+%!       gs = gdot (single (x), single (y), dims{i}, "accum", acc{1}, "device", "gpu");
+%!       cs = gdot (single (x), single (y), dims{i}, "accum", "compensated", "device", "cpu");
+%!       tol = ifelse (strcmp (acc{1}, "native"), 1e-4, 1e-6);
+%!       assert (double (gs), double (cs), tol * max (abs (double (cs(:)))) * 1);
+%!     endfor
+%!   endfor
+%! unwind_protect_cleanup
+%!   __gpudot__ ("staging_cap", 0);
+%!   __gpudot__ ("release");
+%! end_unwind_protect
+%!testif ; gpudot_gpu_available ()
+%! ## out of memory: a slice that cannot fit raises gpudot:outOfMemory, the next call works
+%! unwind_protect
+%!   __gpudot__ ("release");
+%!   __gpudot__ ("staging_cap", 1024);
+%!   try
+%!     gdot (randn (4096, 4), randn (4096, 4), 2, "device", "gpu");
+%!     error ("expected gpudot:outOfMemory");
+%!   catch err
+%!     assert (err.identifier, "gpudot:outOfMemory");
+%!   end_try_catch
+%! unwind_protect_cleanup
+%!   __gpudot__ ("staging_cap", 0);
+%! end_unwind_protect
+%! assert (gdot ([1 2 3], [4 5 6], "device", "gpu"), 32);
+%!testif ; gpudot_gpu_available ()
+%! ## persistent buffers: no growth for repeated calls; held memory is locked and released
+%! x = randn (2^20, 1);
+%! gdot (x, x, "device", "gpu");
+%! s1 = gpudot_info ().staging_bytes;
+%! for k = 1:20
+%!   gdot (x, x, "device", "gpu");
+%! endfor
+%! assert (gpudot_info ().staging_bytes, s1);
+%! assert (s1 > 0);
+%! assert (mislocked ("__gpudot__"));
+%! __gpudot__ ("release");
+%! assert (gpudot_info ().staging_bytes, 0);
+%! assert (! mislocked ("__gpudot__"));
+%! assert (gdot (x, x, "device", "gpu"), x' * x, -1e-12);
+%!testif ; gpudot_gpu_available ()
+%! ## gpudot_info on a GPU machine
+%! s = gpudot_info ();
+%! assert (s.backend, "cuda");
+%! assert (s.memory_total > 0 && s.memory_free > 0);
+%! assert (! isempty (s.device_name) && ! isempty (s.compute_capability));
+%! assert (! isempty (s.driver_version) && ! isempty (s.runtime_version));
+
+## ---- errors ----
+%!error <Invalid call> gdot ()
+%!error <Invalid call> gdot (1)
+%!error id=gpudot:badType gdot (true, 1)
+%!error id=gpudot:badType gdot (1, "a")
+%!error id=gpudot:badType gdot ({1}, 1)
+%!error id=gpudot:badType gdot (struct ("a", 1), 1)
+%!error id=gpudot:badType gdot (@sin, 1)
+%!error id=gpudot:badType gdot (containers.Map (), 1)
+%!error <gdot: X must be a numeric array> gdot (true, 1)
+%!error <gdot: Y must be a numeric array> gdot (1, "a")
+%!error id=gpudot:sizeMismatch gdot ([1 2 3], [1 2])
+%!error id=gpudot:sizeMismatch gdot (ones (2, 3), ones (3, 2))
+%!error id=gpudot:sizeMismatch gdot (ones (2, 3), ones (2, 4), 1)
+%!error <gdot: sizes of X and Y> gdot (ones (2, 3), ones (3, 2))
+%!error id=gpudot:badDim gdot (1, 1, 0)
+%!error id=gpudot:badDim gdot (1, 1, -1)
+%!error id=gpudot:badDim gdot (1, 1, 1.5)
+%!error id=gpudot:badDim gdot (1, 1, [1 2])
+%!error id=gpudot:badDim gdot (1, 1, 1i)
+%!error id=gpudot:badDim gdot (1, 1, Inf)
+%!error id=gpudot:badDim gdot (1, 1, NaN)
+%!error <gdot: DIM must be> gdot (1, 1, 0)
+%!error id=gpudot:badOption gdot (1, 1, "accum")
+%!error id=gpudot:badOption gdot (1, 1, "accum", "quad")
+%!error id=gpudot:badOption gdot (1, 1, "accum", 2)
+%!error id=gpudot:badOption gdot (1, 1, "device", "tpu")
+%!error id=gpudot:badOption gdot (1, 1, "colour", "red")
+%!error id=gpudot:badOption gdot (1, 1, 1, "accum")
+%!error id=gpudot:badOption gdot (1, 1, 5, "native")
+%!error <gdot: unknown option "colour"> gdot (1, 1, "colour", "red")
+## the gateway validates again when called directly
+%!error id=gpudot:badType __gpudot__ ("dot", int8 (1), 1)
+%!error id=gpudot:badType __gpudot__ ("dot", sparse (1), 1)
+%!error id=gpudot:badType __gpudot__ ("dot", true, 1)
+%!error id=gpudot:sizeMismatch __gpudot__ ("dot", [1 2], [1 2 3])
+%!error id=gpudot:badDim __gpudot__ ("dot", 1, 1, 0)
+%!error id=gpudot:badDim __gpudot__ ("dot", 1, 1, 2.5)
+%!error id=gpudot:badOption __gpudot__ ("dot", 1, 1, [], "quad")
+%!error id=gpudot:badOption __gpudot__ ("dot", 1, 1, [], "double", "tpu")
+%!error id=gpudot:badOption __gpudot__ ("frobnicate")
+%!error id=gpudot:badOption __gpudot__ ()
+## without a GPU, "device","gpu" is an error, and the next call works
+%!testif ; ! gpudot_gpu_available ()
+%! try
+%!   gdot ([1 2], [3 4], "device", "gpu");
+%!   error ("expected gpudot:noDevice");
+%! catch err
+%!   assert (err.identifier, "gpudot:noDevice");
+%!   assert (! isempty (strfind (err.message, "gdot:")));
+%! end_try_catch
+%! assert (gdot ([1 2], [3 4]), 11);
+%!testif ; ! gpudot_gpu_available ()
+%! ## "auto" without a GPU warns once per session (gpudot:noDevice), then stays quiet;
+%! ## run in a fresh Octave, since this session has warned already
+%! dirs = sprintf ("addpath ('%s', '%s');", fileparts (which ("gdot")),
+%!                 fileparts (which ("__gpudot__")));
+%! code = [dirs "gdot (1, 2); [~, id] = lastwarn (); disp (id); gdot (1, 2); gdot (ones (3), 1);"];
+%! [st, out] = system (sprintf ('octave-cli --no-history --no-init-file --eval "%s" 2>&1', code));
+%! assert (st, 0);
+%! assert (numel (strfind (out, "no usable CUDA device")), 1);
+%! assert (! isempty (strfind (out, "gpudot:noDevice")));
