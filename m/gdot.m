@@ -61,7 +61,10 @@
 
 function d = gdot (x, y, varargin)
 
-  if (nargin < 2)
+  if (nargin == 2 && isfloat (x) && isfloat (y) && ! issparse (x) && ! issparse (y))
+    d = __gpudot__ ("dot", x, y);   # fast path: nothing to parse or convert
+    return;
+  elseif (nargin < 2)
     print_usage ();
   endif
   [dim, accum, device] = __gpudot_args__ ("gdot", varargin);
