@@ -30,9 +30,11 @@
 ## Dot2 algorithm in double with fused multiply-adds: as accurate as if computed in
 ## twice the working precision, then rounded.
 ## @item "device"
-## @code{"auto"} (default): the GPU for inputs of 1 MiB or more, the CPU engine for
-## smaller ones (where it answers sooner) and wherever no GPU is usable (with one
-## @code{gpudot:noDevice} warning per session).  @code{"gpu"}: the GPU, or an error.
+## @code{"auto"} (default): the engine that answers first.  For arrays in host memory
+## that is the CPU engine at every size measured (see the README: copying host data to
+## the GPU costs more than the CPU engine's whole reduction); without a usable GPU it is
+## the CPU engine, with one @code{gpudot:noDevice} warning per session.
+## @code{"gpu"}: the GPU, or a @code{gpudot:noDevice} error.
 ## @code{"cpu"}: the CPU engine.
 ## @end table
 ##
