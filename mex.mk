@@ -21,9 +21,9 @@ OBJ := $(OUT)/obj
 CFLAGS_ENGINE := -O3 -fPIC -fopenmp -std=gnu11 -Wall -Wextra -I$(SRC)/include
 NVCC_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)) \
                 -gencode=arch=compute_90,code=compute_90
-NVCC_FLAGS := -std=c++17 -O3 -Xcompiler -fPIC -I$(SRC)/include $(NVCC_GENCODE)
+NVCC_FLAGS := -std=c++17 -O3 --threads 0 -Xcompiler -fPIC -I$(SRC)/include $(NVCC_GENCODE)
 
-ENGINE_OBJS := $(OBJ)/gpudot_common.o $(OBJ)/gpudot_cpu.o
+ENGINE_OBJS := $(OBJ)/gpudot_common.o $(OBJ)/gpudot_cpu.o $(OBJ)/gpudot_cpu_ops.o
 ifeq ($(HAVE_NVCC),yes)
 ENGINE_OBJS += $(OBJ)/gpudot_cuda.o
 ENGINE_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
@@ -43,11 +43,11 @@ endif
 $(OBJ):
 	mkdir -p $@
 
-$(OBJ)/%.o: $(SRC)/cpu/%.c $(SRC)/include/gpudot.h | $(OBJ)
+$(OBJ)/%.o: $(SRC)/cpu/%.c $(SRC)/include/gpudot.h $(SRC)/include/gpudot_math.h | $(OBJ)
 	$(CC) $(CFLAGS_ENGINE) -c $< -o $@
 
-$(OBJ)/gpudot_cuda.o: $(SRC)/cuda/gpudot_cuda.cu $(SRC)/cuda/dot_kernels.cuh \
-                      $(SRC)/include/gpudot.h | $(OBJ)
+$(OBJ)/gpudot_cuda.o: $(SRC)/cuda/gpudot_cuda.cu $(SRC)/cuda/reduce_kernels.cuh \
+                      $(SRC)/include/gpudot.h $(SRC)/include/gpudot_math.h | $(OBJ)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 $(MEX): $(SRC)/mex/__gpudot__.c $(SRC)/include/gpudot.h $(ENGINE_OBJS)

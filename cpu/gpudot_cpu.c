@@ -336,6 +336,8 @@ gpudot_status gpudot_cpu_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
         return st;
     if (r->nb == 0 || r->na == 0)
         return GPUDOT_OK;
+    if (r->op != GPUDOT_OP_DOT)
+        return gpudot_cpu_reduce(r, poll);
     int m = mode_of(r);
     return r->nb == 1 ? column_mode(r, m, poll) : row_mode(r, m, poll);
 }

@@ -1,12 +1,12 @@
 /*
  * CUDA engine, host side: device state, persistent buffers, chunk planning and launches.
- * Kernels live in dot_kernels.cuh.  Every CUDA call is checked; failures become a status
+ * Kernels live in reduce_kernels.cuh.  Every CUDA call is checked; failures become a status
  * and a saved error text, never a print or an exit.
  */
 #include <cstdio>
 #include <cstring>
 
-#include "dot_kernels.cuh"
+#include "reduce_kernels.cuh"
 #include "gpudot.h"
 
 using namespace gpudot;
@@ -112,47 +112,104 @@ struct Launch {
     dim3 grid;
 };
 
-template <typename T, int M, bool CX, bool CY> void launch_t(const Launch &L, const DotArgs &p)
+template <class Op> void launch_op(const Launch &L, const Args &p, const Op &op)
 {
     if (L.kind == 0)
-        dot_columns_split<T, M, CX, CY><<<L.grid, kThreads>>>(p);
+        columns_split<Op><<<L.grid, kThreads>>>(p, op);
     else if (L.kind == 1)
-        dot_columns_warp<T, M, CX, CY><<<L.grid, kThreads>>>(p);
+        columns_warp<Op><<<L.grid, kThreads>>>(p, op);
     else
-        dot_rows<T, M, CX, CY><<<L.grid, kThreads>>>(p);
+        rows<Op><<<L.grid, kThreads>>>(p, op);
 }
 
-template <typename T, int M> void launch_m(const Launch &L, const DotArgs &p, int cx, int cy)
-{
-    if (cx && cy)
-        launch_t<T, M, true, true>(L, p);
-    else if (cx)
-        launch_t<T, M, true, false>(L, p);
-    else if (cy)
-        launch_t<T, M, false, true>(L, p);
-    else
-        launch_t<T, M, false, false>(L, p);
-}
-
-void launch_any(const Launch &L, const DotArgs &p, gpudot_type t, gpudot_accum acc, int cx, int cy)
-{
-    if (t == GPUDOT_F32) {
-        if (acc == GPUDOT_ACC_NATIVE)
-            launch_m<float, NATIVE_F>(L, p, cx, cy);
-        else if (acc == GPUDOT_ACC_DOUBLE)
-            launch_m<float, PLAIN_D>(L, p, cx, cy);
+/* One functor per op; go<T, A, COMP>() picks the rest of the template arguments. */
+struct DotLaunch {
+    template <typename T, typename A, bool COMPM>
+    static void go(const Launch &L, const Args &p, const gpudot_dot_req *r)
+    {
+        constexpr int M = COMPM ? COMP : sizeof(A) == 4 ? NATIVE_F : PLAIN_D;
+        if (r->cx && r->cy)
+            launch_op(L, p, DotOp<T, M, true, true>{});
+        else if (r->cx)
+            launch_op(L, p, DotOp<T, M, true, false>{});
+        else if (r->cy)
+            launch_op(L, p, DotOp<T, M, false, true>{});
         else
-            launch_m<float, COMP>(L, p, cx, cy);
+            launch_op(L, p, DotOp<T, M, false, false>{});
+    }
+};
+
+struct NormLaunch {
+    template <typename T, typename A, bool COMPM, bool CX>
+    static void go_cx(const Launch &L, const Args &p, const gpudot_dot_req *r)
+    {
+        /* 2, 1 and Inf get code of their own; the rest share one kernel with p at run time */
+        A pv = (A)r->p;
+        if (r->pk == GD_P_TWO)
+            launch_op(L, p, NormOp<T, A, GD_P_TWO, COMPM, CX>{r->pk, pv});
+        else if (r->pk == GD_P_ONE)
+            launch_op(L, p, NormOp<T, A, GD_P_ONE, COMPM, CX>{r->pk, pv});
+        else if (r->pk == GD_P_INF)
+            launch_op(L, p, NormOp<T, A, GD_P_INF, COMPM, CX>{r->pk, pv});
+        else
+            launch_op(L, p, NormOp<T, A, -1, COMPM, CX>{r->pk, pv});
+    }
+    template <typename T, typename A, bool COMPM>
+    static void go(const Launch &L, const Args &p, const gpudot_dot_req *r)
+    {
+        if (r->cx)
+            go_cx<T, A, COMPM, true>(L, p, r);
+        else
+            go_cx<T, A, COMPM, false>(L, p, r);
+    }
+};
+
+struct CosLaunch {
+    template <typename T, typename A, bool COMPM>
+    static void go(const Launch &L, const Args &p, const gpudot_dot_req *r)
+    {
+        if (r->cx && r->cy)
+            launch_op(L, p, CosOp<T, A, COMPM, true, true>{});
+        else if (r->cx)
+            launch_op(L, p, CosOp<T, A, COMPM, true, false>{});
+        else if (r->cy)
+            launch_op(L, p, CosOp<T, A, COMPM, false, true>{});
+        else
+            launch_op(L, p, CosOp<T, A, COMPM, false, false>{});
+    }
+};
+
+/* Element type, accumulator type and compensation from the request's type and mode:
+ * single "native" accumulates in float, everything else in double. */
+template <class F> void by_mode(const Launch &L, const Args &p, const gpudot_dot_req *r)
+{
+    if (r->type == GPUDOT_F32) {
+        if (r->accum == GPUDOT_ACC_NATIVE)
+            F::template go<float, float, false>(L, p, r);
+        else if (r->accum == GPUDOT_ACC_DOUBLE)
+            F::template go<float, double, false>(L, p, r);
+        else
+            F::template go<float, double, true>(L, p, r);
     } else {
-        if (acc == GPUDOT_ACC_COMP)
-            launch_m<double, COMP>(L, p, cx, cy);
+        if (r->accum == GPUDOT_ACC_COMP)
+            F::template go<double, double, true>(L, p, r);
         else
-            launch_m<double, PLAIN_D>(L, p, cx, cy);
+            F::template go<double, double, false>(L, p, r);
     }
 }
 
+void launch_any(const Launch &L, const Args &p, const gpudot_dot_req *r)
+{
+    if (r->op == GPUDOT_OP_DOT)
+        by_mode<DotLaunch>(L, p, r);
+    else if (r->op == GPUDOT_OP_NORM)
+        by_mode<NormLaunch>(L, p, r);
+    else
+        by_mode<CosLaunch>(L, p, r);
+}
+
 /* Grid shape for an nb x na output with runs of nk; sets p.splits. */
-Launch plan_launch(DotArgs &p)
+Launch plan_launch(Args &p)
 {
     Launch L;
     int64_t tb = E.target_blocks;
@@ -194,7 +251,7 @@ constexpr int64_t kMaxGridX = ((int64_t)1 << 31) - 1;
 gpudot_status run_kernel(const gpudot_dot_req *sub, void *d_x, void *d_y, int carry_in,
                          int is_final)
 {
-    DotArgs p;
+    Args p;
     memset(&p, 0, sizeof p);
     p.x = d_x;
     p.y = d_y;
@@ -204,7 +261,7 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, void *d_x, void *d_y, int ca
     p.bx = sub->bx, p.kx = sub->kx, p.ax = sub->ax;
     p.by = sub->by, p.ky = sub->ky, p.ay = sub->ay;
     p.out = E.out.p;
-    p.carry = (AccState *)E.carry.p;
+    p.carry = (State *)E.carry.p;
     p.carry_in = carry_in;
     p.is_final = is_final;
     Launch L = plan_launch(p);
@@ -212,7 +269,7 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, void *d_x, void *d_y, int ca
                   : L.kind == 2 && p.splits > 1 ? (size_t)L.grid.x * L.grid.y * kThreads : 0;
     size_t ntickets = L.kind == 0 ? (size_t)p.na : L.kind == 2 ? (size_t)L.grid.x : 0;
     gpudot_status st;
-    if ((st = buf_need(E.partials, nparts * sizeof(AccState), "cudaMalloc (workspace)")))
+    if ((st = buf_need(E.partials, nparts * sizeof(State), "cudaMalloc (workspace)")))
         return st;
     if (ntickets > E.tickets_n) {
         if ((st = buf_need(E.tickets, ntickets * sizeof(unsigned), "cudaMalloc (workspace)")))
@@ -220,9 +277,9 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, void *d_x, void *d_y, int ca
         CK(cudaMemset(E.tickets.p, 0, E.tickets.cap), "cudaMemset");
         E.tickets_n = E.tickets.cap / sizeof(unsigned);
     }
-    p.partials = (AccState *)E.partials.p;
+    p.partials = (State *)E.partials.p;
     p.tickets = (unsigned *)E.tickets.p;
-    launch_any(L, p, sub->type, sub->accum, sub->cx, sub->cy);
+    launch_any(L, p, sub);
     CK(cudaGetLastError(), "kernel launch");
     return GPUDOT_OK;
 }
@@ -316,8 +373,9 @@ gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
         return st;
     if (r->nb == 0 || r->na == 0)
         return GPUDOT_OK;
-    int cplx = r->cx || r->cy;
-    size_t esx = esize(r->type, r->cx), esy = esize(r->type, r->cy);
+    int has_y = r->op != GPUDOT_OP_NORM;
+    int cplx = r->op != GPUDOT_OP_NORM && (r->cx || r->cy);
+    size_t esx = esize(r->type, r->cx), esy = has_y ? esize(r->type, r->cy) : 0;
     size_t eso = esize(r->type, cplx);
     int64_t nk = r->nk > 0 ? r->nk : 0;
 
@@ -354,7 +412,7 @@ gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
     } else {
         size_t per_k = (r->kx > 1 ? (size_t)r->bx * esx : 0) + (r->ky > 1 ? (size_t)r->by * esy : 0);
         size_t fixed_k = (r->kx > 1 ? 0 : (size_t)r->bx * esx) + (r->ky > 1 ? 0 : (size_t)r->by * esy) +
-                         (size_t)r->nb * (eso + sizeof(AccState));
+                         (size_t)r->nb * (eso + sizeof(State));
         if (fixed_k + per_k > budget || per_k == 0) {
             snprintf(E.err, sizeof E.err, "needs %zu bytes of device memory for one slice, %zu usable",
                      fixed_k + per_k, budget);
@@ -376,7 +434,7 @@ gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
         (st = buf_need(E.y, need_y, "cudaMalloc (y)")) ||
         (st = buf_need(E.out, (size_t)(r->nb * a_per) * eso, "cudaMalloc (out)")))
         return st;
-    if (nslab > 1 && (st = buf_need(E.carry, (size_t)r->nb * sizeof(AccState), "cudaMalloc (carry)")))
+    if (nslab > 1 && (st = buf_need(E.carry, (size_t)r->nb * sizeof(State), "cudaMalloc (carry)")))
         return st;
 
     for (int64_t a0 = 0; a0 < r->na; a0 += a_per) {
@@ -390,7 +448,8 @@ gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
             sub.na = na;
             if (kn > 0) {
                 if ((st = upload(E.x.p, r->x, esx, r->bx, r->kx, r->ax, a0, na, k0, kn, &sub.kx, &sub.ax)) ||
-                    (st = upload(E.y.p, r->y, esy, r->by, r->ky, r->ay, a0, na, k0, kn, &sub.ky, &sub.ay)))
+                    (has_y && (st = upload(E.y.p, r->y, esy, r->by, r->ky, r->ay, a0, na, k0, kn,
+                                           &sub.ky, &sub.ay))))
                     return st;
             } else {
                 sub.kx = sub.ky = 0;

@@ -45,15 +45,25 @@ typedef enum {
     GPUDOT_ACC_COMP = 2    /* Ogita-Rump-Oishi Dot2 in double: as if in twice the precision */
 } gpudot_accum;
 
+typedef enum {
+    GPUDOT_OP_DOT = 0, /* sum conj(x) y */
+    GPUDOT_OP_NORM = 1, /* vector p-norm of x (y unused) */
+    GPUDOT_OP_COS = 2  /* conj(x) y / (|x| |y|), clamped */
+} gpudot_op;
+
 /*
- * A batch of dot products in canonical form.  The output is an nb x na array; output (i, a)
+ * A batch of reductions in canonical form (named for the dot product, the first op).  The output is an nb x na array; output (i, a)
  * is the sum over k < nk of conj(x(i, k, a)) * y(i, k, a).  Each operand is stored
  * contiguously (column-major) as a bx x kx x ax array whose extents are either the full
  * extent or 1 (broadcast): bx in {1, nb}, kx in {1, nk}, ax in {1, na}.  Complex operands are
  * interleaved (re, im) pairs.  Both operands have the same element type; the output has that
- * type and is complex (interleaved) when either operand is.
+ * type and is complex (interleaved) when either operand is, except for norms (real).
+ * Norms read x only: y and its extents are ignored.
  */
 typedef struct {
+    gpudot_op op;
+    int pk;   /* norms: the kind of p, GD_P_* in gpudot_math.h */
+    double p; /* norms: the exponent for GD_P_POS and GD_P_NEG */
     gpudot_type type;
     int cx, cy;        /* operand is complex */
     const void *x, *y; /* host pointers */
@@ -71,7 +81,8 @@ typedef int (*gpudot_poll_fn)(void);
 gpudot_status gpudot_check_req(const gpudot_dot_req *r);
 
 /* ---- CPU engine (always built) ---- */
-gpudot_status gpudot_cpu_dot(const gpudot_dot_req *r, gpudot_poll_fn poll);
+gpudot_status gpudot_cpu_dot(const gpudot_dot_req *r, gpudot_poll_fn poll);    /* any op */
+gpudot_status gpudot_cpu_reduce(const gpudot_dot_req *r, gpudot_poll_fn poll); /* norm, cos */
 
 /* ---- CUDA engine (stubs answering NO_DEVICE when built without nvcc) ---- */
 typedef struct {

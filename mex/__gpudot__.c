@@ -4,7 +4,9 @@
  * Octave arrays to the engine's canonical form, picks the engine, owns the engine's
  * persistent state through mexLock/mexAtExit, and is the only place errors are raised.
  *
- *   r = __gpudot__ ("dot", x, y, dim, accum, device)   dim 0 or [] = default
+ *   r = __gpudot__ ("dot", x, y, dim, accum, device)   dim [] = default
+ *   r = __gpudot__ ("norm", x, p, dim, accum, device)   p [] = 2
+ *   r = __gpudot__ ("cosine", x, y, dim, accum, device)
  *   s = __gpudot__ ("info")
  *   t = __gpudot__ ("gpu_available")
  *   __gpudot__ ("release")                              free device buffers, unlock
@@ -20,10 +22,11 @@
 #include "quit.h"
 
 #include "gpudot.h"
+#include "gpudot_math.h"
 
 #define MAXDIMS 64
 
-/* Inputs of the "dot" op, by slot. */
+/* Inputs of the reduction ops, by slot (IN_Y is P for norms). */
 enum { IN_OP, IN_X, IN_Y, IN_DIM, IN_ACCUM, IN_DEVICE, IN_END };
 
 enum { DEV_AUTO, DEV_GPU, DEV_CPU };
@@ -270,16 +273,69 @@ static int use_gpu(const char *fn, int dev, size_t bytes)
     return auto_prefers_gpu(bytes);
 }
 
-static void op_dot(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+/* p of a norm: 2 or "fro", 1, Inf or "inf", -Inf or "-inf", 0, any other real scalar. */
+static int parse_p(const mxArray *a, int *pk, double *p)
 {
-    const char *fn = "gdot";
-    (void)nlhs;
-    if (nrhs < IN_Y + 1 || nrhs > IN_END)
-        mexErrMsgIdAndTxt("gpudot:badOption", "%s: expected 2 to 5 arguments after the op", fn);
-    const mxArray *X = prhs[IN_X], *Y = prhs[IN_Y];
-    if (!is_float_array(X) || !is_float_array(Y))
-        mexErrMsgIdAndTxt("gpudot:badType", "%s: X and Y must be full single or double arrays",
-                          fn);
+    if (mxIsChar(a)) {
+        char *s = mxArrayToString(a);
+        int ok = 1;
+        if (!s)
+            return 0;
+        if (!strcmp(s, "fro"))
+            *pk = GD_P_TWO, *p = 2;
+        else if (!strcmp(s, "inf") || !strcmp(s, "Inf"))
+            *pk = GD_P_INF, *p = INFINITY;
+        else if (!strcmp(s, "-inf") || !strcmp(s, "-Inf"))
+            *pk = GD_P_NEGINF, *p = -INFINITY;
+        else
+            ok = 0;
+        mxFree(s);
+        return ok;
+    }
+    if (!(mxIsDouble(a) || mxIsSingle(a)) || mxIsComplex(a) || mxIsSparse(a) ||
+        mxGetNumberOfElements(a) != 1)
+        return 0;
+    double v = mxGetScalar(a);
+    *p = v;
+    if (v != v)
+        return 0;
+    else if (v == 2)
+        *pk = GD_P_TWO;
+    else if (v == 1)
+        *pk = GD_P_ONE;
+    else if (v == INFINITY)
+        *pk = GD_P_INF;
+    else if (v == -INFINITY)
+        *pk = GD_P_NEGINF;
+    else if (v == 0)
+        *pk = GD_P_ZERO;
+    else
+        *pk = v > 0 ? GD_P_POS : GD_P_NEG;
+    return 1;
+}
+
+/*
+ * dot, norm and cosine: __gpudot__ (op, X, Y or P, dim, accum, device).  Shapes follow dot
+ * (and, for norms, vecnorm); the gateway maps them to the engine's canonical nb x nk x na
+ * form, expanding an operand only where its broadcast pattern cannot be described by
+ * whole-group strides.
+ */
+static void op_reduce(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
+                      mxArray *plhs[])
+{
+    int has_y = op != GPUDOT_OP_NORM;
+    if (nrhs < IN_X + 1 || nrhs > IN_END || (has_y && nrhs < IN_Y + 1))
+        mexErrMsgIdAndTxt("gpudot:badOption", "%s: expected %d to 5 arguments after the op", fn,
+                          has_y ? 2 : 1);
+    const mxArray *X = prhs[IN_X], *Y = has_y ? prhs[IN_Y] : NULL;
+    if (!is_float_array(X) || (has_y && !is_float_array(Y)))
+        mexErrMsgIdAndTxt("gpudot:badType", "%s: %s must be full single or double arrays", fn,
+                          has_y ? "X and Y" : "X");
+    int pk = GD_P_TWO;
+    double pval = 2;
+    if (!has_y && nrhs > IN_Y && !mxIsEmpty(prhs[IN_Y]) && !parse_p(prhs[IN_Y], &pk, &pval))
+        mexErrMsgIdAndTxt("gpudot:badOption",
+                          "%s: P must be a real scalar (not NaN), \"fro\", \"inf\" or \"-inf\"", fn);
 
     int have_dim = 0;
     int64_t dim = 0;
@@ -303,11 +359,14 @@ static void op_dot(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 
     shape_t sx, sy, sb;
     shape_of(X, &sx);
-    shape_of(Y, &sy);
+    if (has_y)
+        shape_of(Y, &sy);
+    else
+        sy = sx;
     if (sx.nd > MAXDIMS || sy.nd > MAXDIMS || dim > MAXDIMS)
         mexErrMsgIdAndTxt("gpudot:badDim", "%s: at most %d dimensions are supported", fn, MAXDIMS);
     /* dot's vector rule: two vectors of equal numel in any orientation, no DIM */
-    if (!have_dim && is_vector(&sx) && is_vector(&sy) && numel_of(&sx) == numel_of(&sy)) {
+    if (has_y && !have_dim && is_vector(&sx) && is_vector(&sy) && numel_of(&sx) == numel_of(&sy)) {
         sx.d[0] = sy.d[0] = numel_of(&sx);
         sx.d[1] = sy.d[1] = 1;
     }
@@ -336,18 +395,21 @@ static void op_dot(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     }
     int d = (int)dim - 1;
 
-    /* output shape */
+    /* output shape and class: single if either input is single; complex unless a norm */
     mwSize odims[MAXDIMS];
     for (int j = 0; j < nd; j++)
         odims[j] = (mwSize)(j == d ? 1 : sb.d[j]);
-    int cx = mxIsComplex(X), cy = mxIsComplex(Y);
-    int single = mxIsSingle(X) || mxIsSingle(Y);
+    int cx = mxIsComplex(X), cy = has_y && mxIsComplex(Y);
+    int single = mxIsSingle(X) || (has_y && mxIsSingle(Y));
     mxClassID cls = single ? mxSINGLE_CLASS : mxDOUBLE_CLASS;
     void *out;
-    plhs[0] = make_out(nd, odims, cls, cx || cy, &out);
+    plhs[0] = make_out(nd, odims, cls, has_y && (cx || cy), &out);
 
     gpudot_dot_req r;
     memset(&r, 0, sizeof r);
+    r.op = op;
+    r.pk = pk;
+    r.p = pval;
     r.type = single ? GPUDOT_F32 : GPUDOT_F64;
     r.cx = cx;
     r.cy = cy;
@@ -358,13 +420,15 @@ static void op_dot(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     r.na = prod_range(&sb, d + 1, nd);
     if (r.nb == 0 || r.na == 0)
         return; /* empty output */
+    if (op == GPUDOT_OP_NORM && r.nk == 0)
+        return; /* norms of empty vectors are 0 for every p, as norm () gives: zeros */
 
     /* operands: class conversion (single wins, as in dot) and broadcast expansion */
     void *tmp_x = NULL, *tmp_y = NULL;
-    const void *px = data_of(X), *py = data_of(Y);
+    const void *px = data_of(X), *py = has_y ? data_of(Y) : NULL;
     if (single && mxIsDouble(X))
         px = tmp_x = to_single(X);
-    if (single && mxIsDouble(Y))
+    if (has_y && single && mxIsDouble(Y))
         py = tmp_y = to_single(Y);
     size_t es = single ? sizeof(float) : sizeof(double);
     int64_t bx = group_extent(&sx, &sb, 0, d), ax = group_extent(&sx, &sb, d + 1, nd);
@@ -377,7 +441,7 @@ static void op_dot(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         bx = r.nb, ax = r.na;
         sx = sb;
     }
-    if (by < 0 || ay < 0) {
+    if (has_y && (by < 0 || ay < 0)) {
         void *e = expand(py, &sy, &sb, nd, es * (cy ? 2 : 1));
         if (tmp_y)
             mxFree(tmp_y);
@@ -391,7 +455,7 @@ static void op_dot(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     r.by = by, r.ky = sy.d[d], r.ay = ay;
 
     size_t bytes = (size_t)(r.bx * r.kx * r.ax) * es * (cx ? 2 : 1) +
-                   (size_t)(r.by * r.ky * r.ay) * es * (cy ? 2 : 1);
+                   (has_y ? (size_t)(r.by * r.ky * r.ay) * es * (cy ? 2 : 1) : 0);
     gpudot_status st;
     int gpu = use_gpu(fn, dev, bytes);
     st = gpu ? gpudot_cuda_dot(&r, poll_interrupt) : gpudot_cpu_dot(&r, poll_interrupt);
@@ -443,8 +507,13 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         mexErrMsgIdAndTxt("gpudot:badOption", "__gpudot__: first argument must be an op name");
     char op[32];
     mxGetString(prhs[0], op, sizeof op);
+    (void)nlhs;
     if (!strcmp(op, "dot")) {
-        op_dot(nlhs, plhs, nrhs, prhs);
+        op_reduce("gdot", GPUDOT_OP_DOT, nrhs, prhs, plhs);
+    } else if (!strcmp(op, "norm")) {
+        op_reduce("gnorm", GPUDOT_OP_NORM, nrhs, prhs, plhs);
+    } else if (!strcmp(op, "cosine")) {
+        op_reduce("gcosine", GPUDOT_OP_COS, nrhs, prhs, plhs);
     } else if (!strcmp(op, "info")) {
         op_info(plhs);
     } else if (!strcmp(op, "gpu_available")) {

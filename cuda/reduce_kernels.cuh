@@ -1,0 +1,573 @@
+/*
+ * Reduction kernels.  No host logic here: gpudot_cuda.cu sizes grids and launches.
+ *
+ * Three kernels (split columns, warp columns, rows) walk the canonical nb x nk x na shape;
+ * what they compute is an Op: the dot product (DotOp, below), a vector norm (NormOp) or a
+ * cosine (CosOp), whose per-element math lives in gpudot_math.h, shared with the CPU
+ * engine.  Every kernel finishes in one launch: blocks that share an output leave partial
+ * states in a workspace, and the last of them to arrive (an integer ticket, never a float
+ * atomic) merges those partials in block order.  The reduction order is therefore a
+ * function of the shape and the device alone: results are bitwise repeatable.
+ */
+#pragma once
+
+#include <cstdint>
+#include <cuda_runtime.h>
+
+#include "gpudot_math.h"
+
+namespace gpudot {
+
+enum Mode { NATIVE_F = 0, PLAIN_D = 1, COMP = 2 };
+
+constexpr int kThreads = 256; /* block size of every kernel */
+
+/* An accumulator as stored in global memory (partials, carries): wide enough for every
+ * Op's accumulator, whose fields are all of one type A (float or double). */
+struct State {
+    double v[10];
+};
+
+template <int M> struct AccType { using type = double; };
+template <> struct AccType<NATIVE_F> { using type = float; };
+
+/* Register accumulator: s = sum (re, im); c = Dot2 compensation (COMP only). */
+template <int M> struct Acc {
+    using A = typename AccType<M>::type;
+    A s0, s1, c0, c1;
+    __device__ void zero() { s0 = s1 = c0 = c1 = A(0); }
+};
+
+__device__ __forceinline__ void two_sum(double a, double b, double &s, double &e)
+{
+    double t = a + b;
+    double z = t - a;
+    e = (a - (t - z)) + (b - z);
+    s = t;
+}
+
+__device__ __forceinline__ void comp_add(double &s, double &c, double a, double b)
+{
+    double p = a * b;
+    double ep = fma(a, b, -p);
+    double q;
+    two_sum(s, p, s, q);
+    c += q + ep;
+}
+
+/* acc += conj(x) * y for one element.  The complex cases spell out only the products that
+ * exist, as Octave's complex arithmetic does (a real Inf times a complex y makes no NaN). */
+template <int M, bool CX, bool CY, typename T>
+__device__ __forceinline__ void acc_elem(Acc<M> &acc, T xr, T xi, T yr, T yi)
+{
+    using A = typename AccType<M>::type;
+    if constexpr (M == COMP) {
+        comp_add(acc.s0, acc.c0, xr, yr);
+        if constexpr (CX && CY) {
+            comp_add(acc.s0, acc.c0, xi, yi);
+            comp_add(acc.s1, acc.c1, xr, yi);
+            comp_add(acc.s1, acc.c1, -(double)xi, yr);
+        } else if constexpr (CX) {
+            comp_add(acc.s1, acc.c1, -(double)xi, yr);
+        } else if constexpr (CY) {
+            comp_add(acc.s1, acc.c1, xr, yi);
+        }
+    } else {
+        A ar = xr, ai = xi, br = yr, bi = yi;
+        if constexpr (CX && CY) {
+            acc.s0 += ar * br + ai * bi;
+            acc.s1 += ar * bi - ai * br;
+        } else if constexpr (CX) {
+            acc.s0 += ar * br;
+            acc.s1 += -ai * br;
+        } else if constexpr (CY) {
+            acc.s0 += ar * br;
+            acc.s1 += ar * bi;
+        } else {
+            acc.s0 += ar * br;
+        }
+    }
+}
+
+template <int M> __device__ __forceinline__ void acc_merge(Acc<M> &a, const Acc<M> &b)
+{
+    if constexpr (M == COMP) {
+        double q;
+        two_sum(a.s0, b.s0, a.s0, q);
+        a.c0 += b.c0 + q;
+        two_sum(a.s1, b.s1, a.s1, q);
+        a.c1 += b.c1 + q;
+    } else {
+        a.s0 += b.s0;
+        a.s1 += b.s1;
+    }
+}
+
+template <int M> __device__ __forceinline__ double final_value(double s, double c)
+{
+    if constexpr (M == COMP)
+        return isfinite(s) ? s + c : s;
+    return s;
+}
+
+
+struct Args {
+    const void *x, *y;
+    int64_t nb, nk, na;
+    int64_t bx, kx, ax, by, ky, ay;
+    void *out;        /* final results, output type; written when is_final */
+    State *carry;     /* accumulators carried between k-chunks */
+    int carry_in;     /* merge carry[o] before finishing */
+    int is_final;     /* write out; else write carry[o] */
+    State *partials;  /* workspace for multi-block outputs */
+    unsigned *tickets; /* workspace, all zero between launches */
+    int splits;       /* blocks sharing one output group */
+};
+
+/* ---- generic handling of an Op's accumulator (all fields of type Op::A) ---- */
+
+template <class Op> __host__ __device__ constexpr int nfields()
+{
+    return sizeof(typename Op::Acc) / sizeof(typename Op::A);
+}
+
+template <class Op>
+__device__ __forceinline__ typename Op::Acc shfl_down(const typename Op::Acc &a, int off)
+{
+    using A = typename Op::A;
+    typename Op::Acc b;
+    const A *pa = reinterpret_cast<const A *>(&a);
+    A *pb = reinterpret_cast<A *>(&b);
+#pragma unroll
+    for (int j = 0; j < nfields<Op>(); j++)
+        pb[j] = __shfl_down_sync(0xffffffffu, pa[j], off);
+    return b;
+}
+
+template <class Op> __device__ __forceinline__ void save(State *s, const typename Op::Acc &a)
+{
+    using A = typename Op::A;
+    const A *pa = reinterpret_cast<const A *>(&a);
+#pragma unroll
+    for (int j = 0; j < nfields<Op>(); j++)
+        s->v[j] = (double)pa[j];
+}
+
+/* Reads a state written by another block of this launch (L2, not L1) or an earlier one. */
+template <class Op> __device__ __forceinline__ typename Op::Acc load(const State *s)
+{
+    using A = typename Op::A;
+    typename Op::Acc a;
+    A *pa = reinterpret_cast<A *>(&a);
+#pragma unroll
+    for (int j = 0; j < nfields<Op>(); j++)
+        pa[j] = (A)__ldcg(&s->v[j]);
+    return a;
+}
+
+template <class Op>
+__device__ __forceinline__ typename Op::Acc warp_reduce(const Op &op, typename Op::Acc a)
+{
+    for (int off = 16; off > 0; off >>= 1) {
+        typename Op::Acc b = shfl_down<Op>(a, off);
+        op.merge(a, b);
+    }
+    return a;
+}
+
+/* Warp shuffles, then one shared-memory slot per warp, then warp 0: thread 0 gets the sum. */
+template <class Op>
+__device__ __forceinline__ typename Op::Acc block_reduce(const Op &op, typename Op::Acc a)
+{
+    __shared__ typename Op::Acc warp_sums[kThreads / 32];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    a = warp_reduce(op, a);
+    if (lane == 0)
+        warp_sums[warp] = a;
+    __syncthreads();
+    if (warp == 0) {
+        if (lane < kThreads / 32)
+            a = warp_sums[lane];
+        else
+            op.init(a);
+        a = warp_reduce(op, a);
+    }
+    return a;
+}
+
+/* Last step for output o: fold in the carried state, then write the value or the state. */
+template <class Op>
+__device__ __forceinline__ void finish(const Op &op, const Args &p, int64_t o, typename Op::Acc a)
+{
+    if (p.carry_in) {
+        typename Op::Acc prev = load<Op>(&p.carry[o]);
+        op.merge(prev, a);
+        a = prev;
+    }
+    if (!p.is_final)
+        save<Op>(&p.carry[o], a);
+    else
+        op.write(p.out, o, a);
+}
+
+/* ---- the Ops ---- */
+
+/* conj(x) . y in mode M (NATIVE_F, PLAIN_D, COMP) */
+template <typename T_, int M, bool CX_, bool CY_> struct DotOp {
+    using T = T_;
+    using A = typename AccType<M>::type;
+    using Acc = gpudot::Acc<M>;
+    static constexpr bool CX = CX_, CY = CY_, UNARY = false;
+    __device__ void init(Acc &a) const { a.zero(); }
+    __device__ void add(Acc &a, T xr, T xi, T yr, T yi) const
+    {
+        acc_elem<M, CX, CY, T>(a, xr, xi, yr, yi);
+    }
+    __device__ void merge(Acc &a, const Acc &b) const { acc_merge<M>(a, b); }
+    __device__ void write(void *out, int64_t o, const Acc &a) const
+    {
+        T *r = (T *)out;
+        if (CX || CY) {
+            r[2 * o] = (T)final_value<M>(a.s0, a.c0);
+            r[2 * o + 1] = (T)final_value<M>(a.s1, a.c1);
+        } else {
+            r[o] = (T)final_value<M>(a.s0, a.c0);
+        }
+    }
+};
+
+template <typename A> struct NormAcc;
+template <> struct NormAcc<double> { using type = gd_norm_d; };
+template <> struct NormAcc<float> { using type = gd_norm_f; };
+
+/* vector p-norm of x, accumulated in A; PK a GD_P_* kind, or -1: the kind is run time */
+template <typename T_, typename A_, int PK, bool COMPM, bool CX_> struct NormOp {
+    using T = T_;
+    using A = A_;
+    using Acc = typename NormAcc<A>::type;
+    static constexpr bool CX = CX_, CY = false, UNARY = true;
+    int pk;
+    A p;
+    __device__ int kind() const { return PK >= 0 ? PK : pk; }
+    __device__ void init(Acc &a) const
+    {
+        if constexpr (sizeof(A) == 8)
+            gd_norm_init_d(&a, kind());
+        else
+            gd_norm_init_f(&a, kind());
+    }
+    __device__ void add(Acc &a, T xr, T xi, T, T) const
+    {
+        if constexpr (sizeof(A) == 8)
+            gd_norm_add_elem_d(&a, xr, xi, CX, kind(), p, COMPM);
+        else
+            gd_norm_add_elem_f(&a, xr, xi, CX, kind(), p, COMPM);
+    }
+    __device__ void merge(Acc &a, const Acc &b) const
+    {
+        if constexpr (sizeof(A) == 8)
+            gd_norm_merge_d(&a, &b, kind(), p, COMPM);
+        else
+            gd_norm_merge_f(&a, &b, kind(), p, COMPM);
+    }
+    __device__ void write(void *out, int64_t o, const Acc &a) const
+    {
+        A r;
+        if constexpr (sizeof(A) == 8)
+            r = gd_norm_final_d(&a, kind(), p, COMPM);
+        else
+            r = gd_norm_final_f(&a, kind(), p, COMPM);
+        ((T *)out)[o] = (T)r;
+    }
+};
+
+template <typename A> struct CosAcc;
+template <> struct CosAcc<double> { using type = gd_cos_d; };
+template <> struct CosAcc<float> { using type = gd_cos_f; };
+
+/* conj(x) . y / (|x| |y|), one pass, accumulated in A */
+template <typename T_, typename A_, bool COMPM, bool CX_, bool CY_> struct CosOp {
+    using T = T_;
+    using A = A_;
+    using Acc = typename CosAcc<A>::type;
+    static constexpr bool CX = CX_, CY = CY_, UNARY = false;
+    __device__ void init(Acc &a) const
+    {
+        if constexpr (sizeof(A) == 8)
+            gd_cos_init_d(&a);
+        else
+            gd_cos_init_f(&a);
+    }
+    __device__ void add(Acc &a, T xr, T xi, T yr, T yi) const
+    {
+        if constexpr (sizeof(A) == 8)
+            gd_cos_add_d(&a, xr, xi, yr, yi, CX, CY, COMPM);
+        else
+            gd_cos_add_f(&a, xr, xi, yr, yi, CX, CY, COMPM);
+    }
+    __device__ void merge(Acc &a, const Acc &b) const
+    {
+        if constexpr (sizeof(A) == 8)
+            gd_cos_merge_d(&a, &b, COMPM);
+        else
+            gd_cos_merge_f(&a, &b, COMPM);
+    }
+    __device__ void write(void *out, int64_t o, const Acc &a) const
+    {
+        A re, im;
+        if constexpr (sizeof(A) == 8)
+            gd_cos_final_d(&a, COMPM, &re, &im);
+        else
+            gd_cos_final_f(&a, COMPM, &re, &im);
+        T r = (T)re, i = (T)im;
+        if constexpr (sizeof(T) == 8)
+            gd_clamp_unit_d(&r, &i, CX || CY);
+        else
+            gd_clamp_unit_f(&r, &i, CX || CY);
+        T *res = (T *)out;
+        if (CX || CY) {
+            res[2 * o] = r;
+            res[2 * o + 1] = i;
+        } else {
+            res[o] = r;
+        }
+    }
+};
+
+/* ---- element walks ---- */
+
+template <typename T> struct Vec16;
+template <> struct Vec16<float> { using type = float4; static constexpr int n = 4; };
+template <> struct Vec16<double> { using type = double2; static constexpr int n = 2; };
+
+template <typename T> __device__ __forceinline__ T vget(const float4 &v, int j)
+{
+    return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
+}
+template <typename T> __device__ __forceinline__ T vget(const double2 &v, int j)
+{
+    return j == 0 ? v.x : v.y;
+}
+
+/*
+ * Adds elements [k0, k1) of one run (element strides sx, sy in {0, 1}) to acc, thread t of
+ * nt taking elements t, t + nt, ...  Where the runs are contiguous, of the same complexity
+ * and 16-byte aligned, it reads 16-byte vectors, four in flight per thread (the loads of
+ * one iteration are issued before any is used); otherwise 4-8 byte loads, also four in
+ * flight.  Unary ops (norms) never read y.
+ */
+template <class Op>
+__device__ __forceinline__ void run_sum(const Op &op, typename Op::Acc &acc,
+                                        const typename Op::T *x, int64_t sx,
+                                        const typename Op::T *y, int64_t sy, int64_t k0,
+                                        int64_t k1, int t, int nt)
+{
+    using T = typename Op::T;
+    constexpr bool CX = Op::CX, CY = Op::CY, UN = Op::UNARY;
+    constexpr int ex = CX ? 2 : 1, ey = CY ? 2 : 1;
+    using V = typename Vec16<T>::type;
+    constexpr int VN = Vec16<T>::n; /* scalars per vector */
+    constexpr int EV = VN / ex;     /* elements per vector */
+    constexpr int U = 4;            /* vectors in flight per thread */
+    const T *xs = x + k0 * sx * ex, *ys = UN ? x : y + k0 * sy * ey;
+    int64_t n = k1 - k0;
+    if constexpr (UN || CX == CY) {
+        if (sx == 1 && (UN || sy == 1) && ((uintptr_t)xs % 16) == 0 &&
+            (UN || ((uintptr_t)ys % 16) == 0)) {
+            const V *xv = (const V *)xs, *yv = (const V *)ys;
+            int64_t nv = n / EV, v = t;
+            for (; v + (U - 1) * (int64_t)nt < nv; v += U * (int64_t)nt) {
+                V a[U], b[U];
+#pragma unroll
+                for (int u = 0; u < U; u++) {
+                    a[u] = __ldg(xv + v + u * nt);
+                    if (!UN)
+                        b[u] = __ldg(yv + v + u * nt);
+                }
+#pragma unroll
+                for (int u = 0; u < U; u++)
+#pragma unroll
+                    for (int j = 0; j < EV; j++)
+                        op.add(acc, vget<T>(a[u], j * ex), CX ? vget<T>(a[u], j * ex + 1) : T(0),
+                               UN ? T(0) : vget<T>(b[u], j * ey),
+                               (CY && !UN) ? vget<T>(b[u], j * ey + 1) : T(0));
+            }
+            for (; v < nv; v += nt) {
+                V a = __ldg(xv + v), b;
+                if (!UN)
+                    b = __ldg(yv + v);
+#pragma unroll
+                for (int j = 0; j < EV; j++)
+                    op.add(acc, vget<T>(a, j * ex), CX ? vget<T>(a, j * ex + 1) : T(0),
+                           UN ? T(0) : vget<T>(b, j * ey),
+                           (CY && !UN) ? vget<T>(b, j * ey + 1) : T(0));
+            }
+            for (int64_t e = nv * EV + t; e < n; e += nt) /* tail: < EV elements */
+                op.add(acc, xs[e * ex], CX ? xs[e * ex + 1] : T(0), UN ? T(0) : ys[e * ey],
+                       (CY && !UN) ? ys[e * ey + 1] : T(0));
+            return;
+        }
+    }
+    int64_t e = t;
+    for (; e + (U - 1) * (int64_t)nt < n; e += U * (int64_t)nt) {
+        T a[U][2], b[U][2];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const T *px = xs + (e + u * nt) * sx * ex, *py = ys + (e + u * nt) * sy * ey;
+            a[u][0] = __ldg(px);
+            a[u][1] = CX ? __ldg(px + 1) : T(0);
+            b[u][0] = UN ? T(0) : __ldg(py);
+            b[u][1] = (CY && !UN) ? __ldg(py + 1) : T(0);
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            op.add(acc, a[u][0], a[u][1], b[u][0], b[u][1]);
+    }
+    for (; e < n; e += nt) {
+        const T *px = xs + e * sx * ex, *py = ys + e * sy * ey;
+        op.add(acc, __ldg(px), CX ? __ldg(px + 1) : T(0), UN ? T(0) : __ldg(py),
+               (CY && !UN) ? __ldg(py + 1) : T(0));
+    }
+}
+
+/* Start of run a of an operand with extents (kx, ax) in column mode, in scalars. */
+__device__ __forceinline__ int64_t run_start(int64_t a, int64_t kx, int64_t ax, int e)
+{
+    return (ax > 1 ? a : 0) * kx * e;
+}
+
+/*
+ * Column mode, long runs (nb == 1): `splits` blocks per output, each summing a contiguous
+ * slice of its run; the last block to finish an output merges the slices in order.
+ * Grid: na * splits blocks.
+ */
+template <class Op> __global__ void __launch_bounds__(kThreads) columns_split(Args p, Op op)
+{
+    using T = typename Op::T;
+    constexpr int ex = Op::CX ? 2 : 1, ey = Op::CY ? 2 : 1;
+    __shared__ bool is_last;
+    int64_t a = blockIdx.x / p.splits;
+    int b = blockIdx.x % p.splits;
+    /* slices are multiples of 8 elements so every slice keeps its run's alignment */
+    int64_t per = ((p.nk + p.splits - 1) / p.splits + 7) / 8 * 8;
+    int64_t k0 = min((int64_t)b * per, p.nk), k1 = min(k0 + per, p.nk);
+    const T *x = (const T *)p.x + run_start(a, p.kx, p.ax, ex);
+    const T *y = Op::UNARY ? x : (const T *)p.y + run_start(a, p.ky, p.ay, ey);
+    typename Op::Acc acc;
+    op.init(acc);
+    run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, k0, k1, threadIdx.x, kThreads);
+    acc = block_reduce(op, acc);
+    if (p.splits == 1) {
+        if (threadIdx.x == 0)
+            finish(op, p, a, acc);
+        return;
+    }
+    if (threadIdx.x == 0) {
+        save<Op>(&p.partials[blockIdx.x], acc);
+        __threadfence();
+        unsigned ticket = atomicAdd(&p.tickets[a], 1u);
+        is_last = (ticket == (unsigned)p.splits - 1);
+    }
+    __syncthreads();
+    if (!is_last || threadIdx.x >= 32)
+        return;
+    __threadfence();
+    /* warp 0 of the last block: lane l merges slices l, l + 32, ... in order, then a fixed
+     * shuffle tree merges the lanes */
+    typename Op::Acc tot;
+    op.init(tot);
+    for (int s = threadIdx.x; s < p.splits; s += 32) {
+        typename Op::Acc part = load<Op>(&p.partials[a * p.splits + s]);
+        op.merge(tot, part);
+    }
+    tot = warp_reduce(op, tot);
+    if (threadIdx.x == 0) {
+        finish(op, p, a, tot);
+        p.tickets[a] = 0;
+    }
+}
+
+/*
+ * Column mode, short runs or many outputs (nb == 1): one warp per output, grid-stride over
+ * outputs; no workspace, no second pass.
+ */
+template <class Op> __global__ void __launch_bounds__(kThreads) columns_warp(Args p, Op op)
+{
+    using T = typename Op::T;
+    constexpr int ex = Op::CX ? 2 : 1, ey = Op::CY ? 2 : 1;
+    int lane = threadIdx.x & 31;
+    int64_t warp = (int64_t)blockIdx.x * (kThreads / 32) + (threadIdx.x >> 5);
+    int64_t nwarps = (int64_t)gridDim.x * (kThreads / 32);
+    for (int64_t a = warp; a < p.na; a += nwarps) {
+        const T *x = (const T *)p.x + run_start(a, p.kx, p.ax, ex);
+        const T *y = Op::UNARY ? x : (const T *)p.y + run_start(a, p.ky, p.ay, ey);
+        typename Op::Acc acc;
+        op.init(acc);
+        run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, 0, p.nk, lane, 32);
+        acc = warp_reduce(op, acc);
+        if (lane == 0)
+            finish(op, p, a, acc);
+    }
+}
+
+/*
+ * Row mode (nb > 1: the reduced dimension is not the first): one thread per output, so a
+ * warp reads 32 neighbouring elements of one k; grid.y = splits slices of k, merged in
+ * order by the last block of each column of the grid.
+ */
+template <class Op> __global__ void __launch_bounds__(kThreads) rows(Args p, Op op)
+{
+    using T = typename Op::T;
+    constexpr bool CX = Op::CX, CY = Op::CY, UN = Op::UNARY;
+    constexpr int ex = CX ? 2 : 1, ey = CY ? 2 : 1;
+    __shared__ bool is_last;
+    int64_t nout = p.nb * p.na;
+    int64_t o = (int64_t)blockIdx.x * kThreads + threadIdx.x;
+    int b = blockIdx.y;
+    int64_t per = (p.nk + p.splits - 1) / p.splits;
+    int64_t k0 = min((int64_t)b * per, p.nk), k1 = min(k0 + per, p.nk);
+    typename Op::Acc acc;
+    op.init(acc);
+    if (o < nout) {
+        int64_t i = o % p.nb, a = o / p.nb;
+        const T *x = (const T *)p.x + ((p.ax > 1 ? a : 0) * p.kx * p.bx + (p.bx > 1 ? i : 0)) * ex;
+        const T *y = UN ? x
+                        : (const T *)p.y +
+                              ((p.ay > 1 ? a : 0) * p.ky * p.by + (p.by > 1 ? i : 0)) * ey;
+        int64_t sx = (p.kx > 1 ? p.bx : 0) * ex, sy = (p.ky > 1 ? p.by : 0) * ey;
+        for (int64_t k = k0; k < k1; k++) {
+            const T *px = x + k * sx, *py = y + k * sy;
+            op.add(acc, __ldg(px), CX ? __ldg(px + 1) : T(0), UN ? T(0) : __ldg(py),
+                   (CY && !UN) ? __ldg(py + 1) : T(0));
+        }
+    }
+    if (p.splits == 1) {
+        if (o < nout)
+            finish(op, p, o, acc);
+        return;
+    }
+    int64_t slot = (int64_t)blockIdx.x * kThreads + threadIdx.x; /* < gridDim.x * kThreads */
+    save<Op>(&p.partials[(int64_t)b * gridDim.x * kThreads + slot], acc);
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned ticket = atomicAdd(&p.tickets[blockIdx.x], 1u);
+        is_last = (ticket == (unsigned)p.splits - 1);
+    }
+    __syncthreads();
+    if (!is_last)
+        return;
+    __threadfence();
+    typename Op::Acc tot;
+    op.init(tot);
+    for (int s = 0; s < p.splits; s++) {
+        typename Op::Acc part = load<Op>(&p.partials[(int64_t)s * gridDim.x * kThreads + slot]);
+        op.merge(tot, part);
+    }
+    if (o < nout)
+        finish(op, p, o, tot);
+    if (threadIdx.x == 0)
+        p.tickets[blockIdx.x] = 0;
+}
+
+} // namespace gpudot

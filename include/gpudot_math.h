@@ -1,0 +1,349 @@
+/*
+ * Per-element math of gnorm and gcosine, shared by the CPU engine (C) and the CUDA kernels,
+ * so that both engines compute the same function.  Plain C99 with GD_HD marking functions
+ * for both host and device under nvcc.  Each function exists for a double accumulator
+ * (suffix _d) and a float one (_f, the "native" mode of single inputs).
+ *
+ * Scaling.  Norms and cosines must not overflow or underflow where the true result is
+ * representable, in one pass.  Each accumulator carries a power-of-two scale exponent e
+ * (the largest exponent seen, or for p < 0 the smallest): elements enter scaled by 2^-e,
+ * so every term is at most 1 (p > 0) and sums of up to 2^53 terms cannot overflow; when a
+ * larger element arrives, the sums are rescaled by a power of two (exact unless terms fall
+ * below the subnormal range, where they are negligible next to the new largest term).
+ * Scaling by powers of two never rounds, so unscaled data gives exactly the unscaled sums.
+ */
+#ifndef GPUDOT_MATH_H
+#define GPUDOT_MATH_H
+
+#include <math.h>
+
+#ifdef __CUDACC__
+#define GD_HD __host__ __device__ __forceinline__
+#else
+#define GD_HD static inline __attribute__((always_inline))
+#endif
+
+/* Norm kinds: the fast and exact cases get their own code. */
+enum { GD_P_TWO = 0, GD_P_ONE, GD_P_INF, GD_P_NEGINF, GD_P_ZERO, GD_P_POS, GD_P_NEG, GD_NPK };
+
+/* Exponent sentinels for an accumulator that has seen no finite nonzero element. */
+#define GD_E_NONE_MAX (-4000.0)
+#define GD_E_NONE_MIN (4000.0)
+
+/* Error-free transformations (Knuth TwoSum; TwoProduct via fma). */
+#define GD_DEFINE_EFT(SUF, A, FMA)                                                         \
+    GD_HD void gd_two_sum_##SUF(A a, A b, A *s, A *e)                                      \
+    {                                                                                      \
+        A t = a + b;                                                                       \
+        A z = t - a;                                                                       \
+        *e = (a - (t - z)) + (b - z);                                                      \
+        *s = t;                                                                            \
+    }                                                                                      \
+    /* (s, c) += a * b, compensated when comp, plain otherwise */                          \
+    GD_HD void gd_add_prod_##SUF(A *s, A *c, A a, A b, int comp)                           \
+    {                                                                                      \
+        if (comp) {                                                                        \
+            A p = a * b;                                                                   \
+            A ep = FMA(a, b, -p);                                                          \
+            A q;                                                                           \
+            gd_two_sum_##SUF(*s, p, s, &q);                                                \
+            *c += q + ep;                                                                  \
+        } else {                                                                           \
+            *s += a * b;                                                                   \
+        }                                                                                  \
+    }                                                                                      \
+    GD_HD void gd_add_##SUF(A *s, A *c, A v, int comp)                                     \
+    {                                                                                      \
+        if (comp) {                                                                        \
+            A q;                                                                           \
+            gd_two_sum_##SUF(*s, v, s, &q);                                                \
+            *c += q;                                                                       \
+        } else {                                                                           \
+            *s += v;                                                                       \
+        }                                                                                  \
+    }                                                                                      \
+    GD_HD A gd_value_##SUF(A s, A c, int comp)                                             \
+    {                                                                                      \
+        return (comp && isfinite(s)) ? s + c : s;                                          \
+    }
+
+GD_DEFINE_EFT(d, double, fma)
+GD_DEFINE_EFT(f, float, fmaf)
+
+/* ---- gnorm ----
+ * State: e (scale exponent), s and c (sum and its compensation).  P_ONE keeps the plain sum
+ * (it cannot overflow unless the norm does), P_INF / P_NEGINF a running max / min in s,
+ * P_ZERO a count.  NaN always propagates; Inf gives Inf (0 for p < 0, as |Inf|^p = 0). */
+#define GD_DEFINE_NORM(SUF, A, FREXP, LDEXP, POW, EXP2, HYPOT, SMALL, SHIFT)                                  \
+    typedef struct {                                                                       \
+        A e, s, c;                                                                         \
+    } gd_norm_##SUF;                                                                       \
+    GD_HD void gd_norm_init_##SUF(gd_norm_##SUF *a, int pk)                                \
+    {                                                                                      \
+        a->e = (A)(pk == GD_P_NEG ? GD_E_NONE_MIN : GD_E_NONE_MAX);                        \
+        a->s = (A)(pk == GD_P_NEGINF ? INFINITY : 0);                                      \
+        a->c = 0;                                                                          \
+    }                                                                                      \
+    /* sums are multiplied by 2^(f * (old - new)) when the scale moves from old to new */  \
+    GD_HD A gd_norm_factor_##SUF(int pk, A p, A d)                                         \
+    {                                                                                      \
+        return pk == GD_P_TWO ? LDEXP((A)1, (int)(2 * d)) : EXP2(p * d);                   \
+    }                                                                                      \
+    /* adds |x| = v 2^vs (vs != 0 only for values computed at a shifted scale) */          \
+    GD_HD void gd_norm_add_s_##SUF(gd_norm_##SUF *a, A v, int vs, int pk, A p, int comp)    \
+    {                                                                                      \
+        if (vs != 0 && (pk == GD_P_ONE || pk == GD_P_INF || pk == GD_P_NEGINF))            \
+            v = LDEXP(v, vs);                                                              \
+        if (pk == GD_P_ONE) {                                                              \
+            gd_add_##SUF(&a->s, &a->c, v, comp);                                           \
+        } else if (pk == GD_P_INF) {                                                       \
+            if (v > a->s || v != v)                                                        \
+                a->s = (a->s != a->s) ? a->s : v;                                          \
+        } else if (pk == GD_P_NEGINF) {                                                    \
+            if (v < a->s || v != v)                                                        \
+                a->s = (a->s != a->s) ? a->s : v;                                          \
+        } else if (pk == GD_P_ZERO) {                                                      \
+            a->s += (A)(v != 0);                                                           \
+        } else if (pk == GD_P_TWO || pk == GD_P_POS) {                                     \
+            if (!(v > 0 && v <= (A)INFINITY) || v == (A)INFINITY) {                        \
+                if (v != 0)                                                                \
+                    a->s += v; /* NaN or Inf: sticky */                                    \
+                return;                                                                    \
+            }                                                                              \
+            int ev;                                                                        \
+            FREXP(v, &ev);                                                                 \
+            ev += vs;                                                                      \
+            if ((A)ev > a->e) {                                                            \
+                A f = a->e == (A)GD_E_NONE_MAX ? (A)0 : gd_norm_factor_##SUF(pk, p, a->e - ev); \
+                if (isfinite(a->s)) { /* an Inf or NaN already seen stays */               \
+                    a->s *= f;                                                             \
+                    a->c *= f;                                                             \
+                }                                                                          \
+                a->e = (A)ev;                                                              \
+            }                                                                              \
+            A t = LDEXP(v, vs - (int)a->e);                                                \
+            if (pk == GD_P_TWO)                                                            \
+                gd_add_prod_##SUF(&a->s, &a->c, t, t, comp);                               \
+            else                                                                           \
+                gd_add_##SUF(&a->s, &a->c, POW(t, p), comp);                               \
+        } else { /* GD_P_NEG */                                                            \
+            if (v != v || v == 0) {                                                        \
+                a->s += (A)INFINITY * (v == 0) + v; /* 0: |0|^p = Inf; NaN: NaN */         \
+                return;                                                                    \
+            }                                                                              \
+            if (v == (A)INFINITY)                                                          \
+                return; /* |Inf|^p = 0 */                                                  \
+            int ev;                                                                        \
+            FREXP(v, &ev);                                                                 \
+            ev += vs;                                                                      \
+            if ((A)ev < a->e) {                                                            \
+                A f = a->e == (A)GD_E_NONE_MIN ? (A)0 : EXP2(p * (a->e - ev));             \
+                if (isfinite(a->s)) {                                                      \
+                    a->s *= f;                                                             \
+                    a->c *= f;                                                             \
+                }                                                                          \
+                a->e = (A)ev;                                                              \
+            }                                                                              \
+            gd_add_##SUF(&a->s, &a->c, POW(LDEXP(v, vs - (int)a->e), p), comp);            \
+        }                                                                                  \
+    }                                                                                      \
+    GD_HD void gd_norm_add_##SUF(gd_norm_##SUF *a, A v, int pk, A p, int comp)             \
+    {                                                                                      \
+        gd_norm_add_s_##SUF(a, v, 0, pk, p, comp);                                         \
+    }                                                                                      \
+    GD_HD void gd_norm_merge_##SUF(gd_norm_##SUF *a, const gd_norm_##SUF *b, int pk, A p,  \
+                                   int comp)                                               \
+    {                                                                                      \
+        if (pk == GD_P_INF || pk == GD_P_NEGINF) {                                         \
+            gd_norm_add_##SUF(a, b->s, pk, p, comp);                                       \
+            return;                                                                        \
+        }                                                                                  \
+        if (pk == GD_P_ONE || pk == GD_P_ZERO) {                                           \
+            gd_add_##SUF(&a->s, &a->c, b->s, comp);                                        \
+            a->c += b->c;                                                                  \
+            return;                                                                        \
+        }                                                                                  \
+        gd_norm_##SUF bb = *b;                                                             \
+        int neg = pk == GD_P_NEG;                                                          \
+        /* align both to the outer exponent (max for p > 0, min for p < 0) */              \
+        int a_outer = neg ? (a->e <= bb.e) : (a->e >= bb.e);                               \
+        gd_norm_##SUF *lo = a_outer ? &bb : a;                                             \
+        A e = a_outer ? a->e : bb.e;                                                       \
+        if (lo->e != e && isfinite(lo->s)) {                                               \
+            A none = (A)(neg ? GD_E_NONE_MIN : GD_E_NONE_MAX);                             \
+            A f = lo->e == none ? (A)0 : gd_norm_factor_##SUF(pk, p, lo->e - e);           \
+            lo->s *= f;                                                                    \
+            lo->c *= f;                                                                    \
+        }                                                                                  \
+        lo->e = e;                                                                         \
+        A q;                                                                               \
+        if (comp && isfinite(a->s) && isfinite(bb.s)) {                                    \
+            gd_two_sum_##SUF(a->s, bb.s, &a->s, &q);                                       \
+            a->c += bb.c + q;                                                              \
+        } else {                                                                           \
+            a->s += bb.s;                                                                  \
+            a->c += bb.c;                                                                  \
+        }                                                                                  \
+        a->e = e;                                                                          \
+    }                                                                                      \
+    /* one element x = xr + i xi (xi = 0 when real) */                                     \
+    GD_HD void gd_norm_add_elem_##SUF(gd_norm_##SUF *a, A xr, A xi, int cx, int pk, A p,   \
+                                      int comp)                                            \
+    {                                                                                      \
+        if (!cx) {                                                                         \
+            gd_norm_add_##SUF(a, fabs(xr), pk, p, comp);                                   \
+        } else if (pk == GD_P_TWO) { /* |z|^2 = re^2 + im^2: two terms, no hypot */        \
+            gd_norm_add_##SUF(a, fabs(xr), pk, p, comp);                                   \
+            gd_norm_add_##SUF(a, fabs(xi), pk, p, comp);                                   \
+        } else if (pk == GD_P_ZERO) {                                                      \
+            gd_norm_add_##SUF(a, (A)(xr != 0 || xi != 0), pk, p, comp);                    \
+        } else if (fabs(xr) + fabs(xi) < SMALL) {                                          \
+            /* hypot would round on the subnormal grid: take it 2^SHIFT larger (exact) */  \
+            A v = HYPOT(LDEXP(xr, SHIFT), LDEXP(xi, SHIFT));                               \
+            gd_norm_add_s_##SUF(a, v, -SHIFT, pk, p, comp);                                \
+        } else {                                                                           \
+            gd_norm_add_##SUF(a, HYPOT(xr, xi), pk, p, comp);                              \
+        }                                                                                  \
+    }                                                                                      \
+    GD_HD A gd_norm_final_##SUF(const gd_norm_##SUF *a, int pk, A p, int comp)             \
+    {                                                                                      \
+        A s = gd_value_##SUF(a->s, a->c, comp);                                            \
+        if (pk == GD_P_ONE || pk == GD_P_INF || pk == GD_P_NEGINF || pk == GD_P_ZERO)      \
+            return s;                                                                      \
+        if (pk == GD_P_NEG && a->s != a->s)                                                \
+            return a->s;                                                                   \
+        int none = a->e == (A)(pk == GD_P_NEG ? GD_E_NONE_MIN : GD_E_NONE_MAX);            \
+        int e = none ? 0 : (int)a->e;                                                      \
+        if (pk == GD_P_NEG && s == 0)                                                      \
+            return (A)INFINITY; /* only Inf elements: (sum 0)^(1/p) */                     \
+        A r = pk == GD_P_TWO ? sqrt(s) : POW(s, 1 / p);                                    \
+        return LDEXP(r, e);                                                                \
+    }
+
+/* SMALL: below it |z| loses digits to the subnormal grid (2^(min exponent + digits)) */
+GD_DEFINE_NORM(d, double, frexp, ldexp, pow, exp2, hypot, 0x1p-968, 128)
+GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, 0x1p-101f, 64)
+
+/* ---- gcosine ----
+ * State: scale exponents ex, ey; sums xy (re, im), xx, yy and their compensations.
+ * cos = xy / sqrt (xx yy): the scales cancel.  Any Inf or NaN element makes NaN, as
+ * dot (x, y) / (norm (x) * norm (y)) does. */
+#define GD_DEFINE_COS(SUF, A, FREXP, LDEXP, SQRT, HYPOT, NEXTAFTER)                                          \
+    typedef struct {                                                                       \
+        A ex, ey, xr, xi, xx, yy, cxr, cxi, cxx, cyy;                                      \
+    } gd_cos_##SUF;                                                                        \
+    GD_HD void gd_cos_init_##SUF(gd_cos_##SUF *a)                                          \
+    {                                                                                      \
+        a->ex = a->ey = (A)GD_E_NONE_MAX;                                                  \
+        a->xr = a->xi = a->xx = a->yy = a->cxr = a->cxi = a->cxx = a->cyy = 0;             \
+    }                                                                                      \
+    /* new scale exponent for an element of magnitude m; rescales the sums it enters */    \
+    GD_HD void gd_cos_rescale_##SUF(gd_cos_##SUF *a, int which, int e_new)                 \
+    {                                                                                      \
+        A *e = which ? &a->ey : &a->ex;                                                    \
+        A f1 = *e == (A)GD_E_NONE_MAX ? (A)0 : LDEXP((A)1, (int)(*e - e_new));             \
+        A f2 = f1 * f1;                                                                    \
+        a->xr *= f1, a->xi *= f1, a->cxr *= f1, a->cxi *= f1;                              \
+        if (which)                                                                         \
+            a->yy *= f2, a->cyy *= f2;                                                     \
+        else                                                                               \
+            a->xx *= f2, a->cxx *= f2;                                                     \
+        *e = (A)e_new;                                                                     \
+    }                                                                                      \
+    GD_HD void gd_cos_add_##SUF(gd_cos_##SUF *a, A xr, A xi, A yr, A yi, int cx, int cy,   \
+                                int comp)                                                  \
+    {                                                                                      \
+        A mx = fabs(xr) > fabs(xi) ? fabs(xr) : fabs(xi);                                  \
+        A my = fabs(yr) > fabs(yi) ? fabs(yr) : fabs(yi);                                  \
+        if (!(mx < (A)INFINITY) || !(my < (A)INFINITY) || xi != xi || yi != yi) {          \
+            a->xx = (A)NAN;                                                                \
+            return;                                                                        \
+        }                                                                                  \
+        int ev;                                                                            \
+        if (mx > 0) {                                                                      \
+            FREXP(mx, &ev);                                                                \
+            if ((A)ev > a->ex)                                                             \
+                gd_cos_rescale_##SUF(a, 0, ev);                                            \
+        }                                                                                  \
+        if (my > 0) {                                                                      \
+            FREXP(my, &ev);                                                                \
+            if ((A)ev > a->ey)                                                             \
+                gd_cos_rescale_##SUF(a, 1, ev);                                            \
+        }                                                                                  \
+        int sx = a->ex == (A)GD_E_NONE_MAX ? 0 : -(int)a->ex;                              \
+        int sy = a->ey == (A)GD_E_NONE_MAX ? 0 : -(int)a->ey;                              \
+        xr = LDEXP(xr, sx), xi = LDEXP(xi, sx), yr = LDEXP(yr, sy), yi = LDEXP(yi, sy);    \
+        gd_add_prod_##SUF(&a->xr, &a->cxr, xr, yr, comp);                                  \
+        gd_add_prod_##SUF(&a->xx, &a->cxx, xr, xr, comp);                                  \
+        gd_add_prod_##SUF(&a->yy, &a->cyy, yr, yr, comp);                                  \
+        if (cx) {                                                                          \
+            gd_add_prod_##SUF(&a->xx, &a->cxx, xi, xi, comp);                              \
+            gd_add_prod_##SUF(&a->xi, &a->cxi, -xi, yr, comp);                             \
+        }                                                                                  \
+        if (cy) {                                                                          \
+            gd_add_prod_##SUF(&a->yy, &a->cyy, yi, yi, comp);                              \
+            gd_add_prod_##SUF(&a->xi, &a->cxi, xr, yi, comp);                              \
+        }                                                                                  \
+        if (cx && cy)                                                                      \
+            gd_add_prod_##SUF(&a->xr, &a->cxr, xi, yi, comp);                              \
+    }                                                                                      \
+    GD_HD void gd_cos_merge_##SUF(gd_cos_##SUF *a, const gd_cos_##SUF *b0, int comp)       \
+    {                                                                                      \
+        gd_cos_##SUF b = *b0;                                                              \
+        if (b.ex > a->ex)                                                                  \
+            gd_cos_rescale_##SUF(a, 0, (int)b.ex);                                         \
+        else if (a->ex > b.ex)                                                             \
+            gd_cos_rescale_##SUF(&b, 0, (int)a->ex);                                       \
+        if (b.ey > a->ey)                                                                  \
+            gd_cos_rescale_##SUF(a, 1, (int)b.ey);                                         \
+        else if (a->ey > b.ey)                                                             \
+            gd_cos_rescale_##SUF(&b, 1, (int)a->ey);                                       \
+        A q;                                                                               \
+        if (comp) {                                                                        \
+            gd_two_sum_##SUF(a->xr, b.xr, &a->xr, &q), a->cxr += b.cxr + q;                \
+            gd_two_sum_##SUF(a->xi, b.xi, &a->xi, &q), a->cxi += b.cxi + q;                \
+            gd_two_sum_##SUF(a->xx, b.xx, &a->xx, &q), a->cxx += b.cxx + q;                \
+            gd_two_sum_##SUF(a->yy, b.yy, &a->yy, &q), a->cyy += b.cyy + q;                \
+        } else {                                                                           \
+            a->xr += b.xr, a->xi += b.xi, a->xx += b.xx, a->yy += b.yy;                    \
+        }                                                                                  \
+    }                                                                                      \
+    /* real and imaginary parts, before clamping (gd_clamp_unit_* in the output type) */    \
+    GD_HD void gd_cos_final_##SUF(const gd_cos_##SUF *a, int comp, A *re, A *im)           \
+    {                                                                                      \
+        A xx = gd_value_##SUF(a->xx, a->cxx, comp), yy = gd_value_##SUF(a->yy, a->cyy, comp); \
+        A den = SQRT(xx) * SQRT(yy);                                                       \
+        *re = gd_value_##SUF(a->xr, a->cxr, comp) / den;                                   \
+        *im = gd_value_##SUF(a->xi, a->cxi, comp) / den;                                   \
+        if (xx != xx)                                                                      \
+            *re = *im = xx;                                                                \
+    }
+
+GD_DEFINE_COS(d, double, frexp, ldexp, sqrt, hypot, nextafter)
+GD_DEFINE_COS(f, float, frexpf, ldexpf, sqrtf, hypotf, nextafterf)
+
+/* Clamps a cosine, in the type it is returned in: real parts to [-1, 1], complex values to
+ * magnitude <= 1 as abs () measures it (hypot), stepping down by ulps where rounding left
+ * |z| just above 1.  NaN compares false everywhere and stays NaN. */
+#define GD_DEFINE_CLAMP(SUF, A, HYPOT, NEXTAFTER)                                          \
+    GD_HD void gd_clamp_unit_##SUF(A *re, A *im, int cplx)                                 \
+    {                                                                                      \
+        if (!cplx || *im == 0) {                                                           \
+            if (*re > 1)                                                                   \
+                *re = 1;                                                                   \
+            else if (*re < -1)                                                             \
+                *re = -1;                                                                  \
+            return;                                                                        \
+        }                                                                                  \
+        A m = HYPOT(*re, *im);                                                             \
+        if (!(m > 1))                                                                      \
+            return;                                                                        \
+        *re /= m, *im /= m;                                                                \
+        for (int k = 0; k < 4 && HYPOT(*re, *im) > 1; k++)                                 \
+            *re = NEXTAFTER(*re, (A)0), *im = NEXTAFTER(*im, (A)0);                        \
+    }
+
+GD_DEFINE_CLAMP(d, double, hypot, nextafter)
+GD_DEFINE_CLAMP(f, float, hypotf, nextafterf)
+
+#endif

@@ -1,0 +1,53 @@
+## Copyright (C) 2026 gpudot developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {} {@var{c} =} gcosine (@var{x}, @var{y})
+## @deftypefnx {} {@var{c} =} gcosine (@var{x}, @var{y}, @var{dim})
+## @deftypefnx {} {@var{c} =} gcosine (@dots{}, @var{name}, @var{value})
+## Cosine similarity @code{dot (x, y) / (norm (x) * norm (y))} along @var{dim}, in one
+## pass that accumulates x.y, x.x and y.y together, on an NVIDIA GPU (or the CPU engine).
+##
+## Shapes, classes and broadcasting follow @code{gdot}: two vectors give a scalar; the
+## main use is one query vector against every column of a matrix,
+## @code{gcosine (q, D)} with @var{q} n x 1 and @var{D} n x m.
+##
+## Scaled by powers of two as it runs, so huge and tiny vectors work:
+## @code{gcosine ([1e200 0], [1e200 0])} is 1 and
+## @code{gcosine (1e-300*[1 1], 1e-300*[1 -1])} is 0.
+##
+## Real results are clamped to [-1, 1]; complex inputs give
+## @code{conj (x) . y / (norm (x) * norm (y))} with magnitude at most 1.  Clamping never
+## turns NaN into a number: a zero vector gives NaN (as Octave's own formula does), and
+## NaN or Inf elements give NaN.  No eps is added anywhere.
+##
+## Options @code{"accum"} and @code{"device"} and error identifiers as for
+## @code{gdot}.
+##
+## @example
+## @group
+## gcosine ([1 0], [1 1])                 # 0.7071
+## D = randn (768, 1000);  q = randn (768, 1);
+## s = gcosine (q, D);                    # 1 x 1000 similarities
+## @end group
+## @end example
+## @seealso{gdot, gnorm, dot, norm}
+## @end deftypefn
+
+function c = gcosine (x, y, varargin)
+
+  if (nargin < 2)
+    print_usage ();
+  endif
+  [dim, accum, device] = __gpudot_args__ ("gcosine", varargin);
+  x = __gpudot_operand__ ("gcosine", "X", x);
+  y = __gpudot_operand__ ("gcosine", "Y", y);
+  c = __gpudot__ ("cosine", x, y, dim, accum, device);
+
+endfunction
+
+%!assert (gcosine ([1 0], [1 1]), 1 / sqrt (2), 4 * eps)
+%!assert (gcosine ([1e200 0], [1e200 0]), 1)
+%!assert (gcosine (1e-300 * [1 1], 1e-300 * [1 -1]), 0)
+%!assert (isnan (gcosine ([0 0], [1 1])))
+%!error <Invalid call> gcosine (1)

@@ -1,0 +1,86 @@
+## Copyright (C) 2026 gpudot developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {} {@var{n} =} gnorm (@var{x})
+## @deftypefnx {} {@var{n} =} gnorm (@var{x}, @var{p})
+## @deftypefnx {} {@var{n} =} gnorm (@var{x}, @var{p}, @var{dim})
+## @deftypefnx {} {@var{n} =} gnorm (@dots{}, @var{name}, @var{value})
+## Vector p-norm of @var{x} on an NVIDIA GPU (or the CPU engine), without overflow or
+## underflow.
+##
+## For a vector, @code{norm (@var{x}, @var{p})}; for matrices and N-D arrays, the norm of
+## each vector along the first non-singleton dimension or along @var{dim}, like
+## @code{vecnorm}.  These are vector norms: @code{gnorm} of a matrix is not the matrix
+## 2-norm that @code{norm} gives.  A @var{dim} larger than @code{ndims} gives
+## @code{abs (@var{x})}.
+##
+## @var{p} is 2 (default) or @code{"fro"} (the same), 1, @code{Inf} or @code{"inf"}
+## (largest magnitude), @code{-Inf} or @code{"-inf"} (smallest), 0 (the number of nonzero
+## elements, as @code{norm} counts them), or any real scalar.  For @var{p} < 0 the result
+## is the true value @code{(sum (abs (x) .^ p)) ^ (1/p)}, which is 0 when any element is
+## 0; Octave's @code{norm} returns Inf there instead.
+##
+## Overflow and underflow: the result is right whenever it is representable, for every
+## @var{p} and accumulate mode, on both engines: @code{gnorm ([1e200 1e200])} is
+## 1.4142e200 and @code{gnorm ([1e-310 1e-310])} is 1.4142e-310.  Elements are scaled by
+## powers of two (exact) as the accumulation runs, in one pass over the data.
+##
+## Complex elements contribute their modulus.  Single in, single out.  NaN propagates;
+## Inf gives Inf (for @var{p} > 0).
+##
+## Options @code{"accum"} and @code{"device"} as for @code{gdot}: @code{"double"}
+## (default) accumulates in double, @code{"native"} in the input precision,
+## @code{"compensated"} adds the rounding error of every term back (2 and other
+## @var{p}).
+##
+## Errors: @code{gpudot:badType} (not numeric), @code{gpudot:badOption} (bad @var{p}:
+## unknown string, complex, non-scalar, NaN; bad option), @code{gpudot:badDim},
+## @code{gpudot:noDevice}, @code{gpudot:outOfMemory}, @code{gpudot:cuda},
+## @code{gpudot:interrupted}.
+##
+## @example
+## @group
+## gnorm ([3 4])                   # 5
+## gnorm ([1e200 1e200])           # 1.4142e+200, no overflow
+## gnorm (magic (4), 1)            # column sums of |x|, like vecnorm (x, 1)
+## gnorm (randn (3, 5), Inf, 2)    # largest magnitude in each row
+## @end group
+## @end example
+## @seealso{norm, vecnorm, gdot, gcosine}
+## @end deftypefn
+
+function n = gnorm (x, varargin)
+
+  if (nargin < 1)
+    print_usage ();
+  endif
+  p = 2;
+  if (! isempty (varargin) && ! (ischar (varargin{1})
+                                 && any (strcmpi (varargin{1}, {"accum", "device"}))))
+    p = varargin{1};
+    varargin(1) = [];
+    if (ischar (p))
+      if (! any (strcmpi (p, {"fro", "inf", "-inf"})))
+        error ("gpudot:badOption", "gnorm: P must be a real scalar, \"fro\", \"inf\" or \"-inf\"");
+      endif
+      p = lower (p);
+    elseif (! (isnumeric (p) && isreal (p) && isscalar (p) && ! isnan (p)))
+      error ("gpudot:badOption", "gnorm: P must be a real scalar, \"fro\", \"inf\" or \"-inf\"");
+    else
+      p = double (p);
+    endif
+  endif
+  [dim, accum, device] = __gpudot_args__ ("gnorm", varargin);
+  x = __gpudot_operand__ ("gnorm", "X", x);
+  n = __gpudot__ ("norm", x, p, dim, accum, device);
+
+endfunction
+
+%!assert (gnorm ([3 4]), 5)
+%!assert (gnorm ([3; 4], 1), 7)
+%!assert (gnorm ([1e200 1e200]), sqrt (2) * 1e200, -4 * eps)
+%!assert (gnorm (magic (3), 1), [15 15 15])
+%!assert (class (gnorm (single ([3 4]))), "single")
+%!error <Invalid call> gnorm ()
+%!error id=gpudot:badOption gnorm ([1 2], "bad")

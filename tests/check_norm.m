@@ -1,0 +1,42 @@
+## -*- texinfo -*-
+## @deftypefn {} {} check_norm (@var{x}, @var{p}, @var{dimargs}, @var{accum}, @var{device})
+## Test helper: gnorm against ref_norm within the accumulate mode's error bound, with
+## vecnorm's size and the input's class.
+## @end deftypefn
+
+function check_norm (x, p, dimargs, accum, device)
+
+  got = gnorm (x, p, dimargs{:}, "accum", accum, "device", device);
+  if (isempty (dimargs))
+    dim = find (size (x) != 1, 1);
+    if (isempty (dim))
+      dim = 1;
+    endif
+  else
+    dim = dimargs{1};
+  endif
+  [ref, n] = ref_norm (x, p, dim);
+  if (dim > ndims (x))
+    n = 1;
+  endif
+  assert (size (got), size (ref));
+  assert (class (got), ifelse (isa (x, "single"), "single", "double"));
+  ## Relative error bounds: each term |x|^p carries a few ulps (pow, hypot), the sum
+  ## gamma_n, the root one more; "native" single accumulates in single.
+  if (isa (x, "single") && strcmp (accum, "native"))
+    u = 2^-24;
+  else
+    u = 2^-53;
+  endif
+  rtol = (n + 8) * u * (1 + abs (double (ifelse (isnumeric (p), p, 2)))) + 2 * 2^-24 * isa (x, "single");
+  ## results in the subnormal range are exact only to their grid: half an ulp there
+  atol = 2 * ifelse (isa (x, "single"), double (realmin ("single")) * 2^-23, realmin * 2^-52);
+  err = abs (double (got) - ref);
+  ok = err <= rtol .* abs (ref) + atol | (isnan (ref) & isnan (got)) | (ref == got);
+  if (! all (ok(:)))
+    k = find (! ok, 1);
+    error ("check_norm: p=%s %s/%s mismatch at %d: got %.17g, ref %.17g, rtol %g",
+           num2str (p), accum, device, k, got(k), ref(k), rtol);
+  endif
+
+endfunction
