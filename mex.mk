@@ -58,3 +58,11 @@ clean:
 	rm -rf $(OBJ) $(MEX) $(OUT)/__gpudot__.o
 
 .PHONY: all clean
+
+# Kernel-time benchmark on device-resident data (needs nvcc and cuBLAS).
+BENCH := $(OUT)/kernel_bench
+bench: $(BENCH)
+$(BENCH): $(SRC)/bench/kernel_bench.cu $(ENGINE_OBJS)
+	$(NVCC) $(NVCC_FLAGS) -o $@ $< $(ENGINE_OBJS) -lcublas -lgomp \
+	    -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64
+.PHONY: bench

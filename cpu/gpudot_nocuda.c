@@ -39,3 +39,32 @@ void gpudot_cuda_set_staging_cap(size_t bytes)
 {
     (void)bytes;
 }
+
+gpudot_status gpudot_cuda_reduce_dev(const gpudot_dot_req *r)
+{
+    (void)r;
+    return GPUDOT_NO_DEVICE;
+}
+
+gpudot_status gpudot_cuda_malloc(void **d, size_t bytes)
+{
+    (void)bytes;
+    *d = NULL;
+    return GPUDOT_NO_DEVICE;
+}
+
+void gpudot_cuda_free(void *d)
+{
+    (void)d;
+}
+
+gpudot_status gpudot_cuda_copy(void *dst, const void *src, size_t bytes, int to_device)
+{
+    (void)dst, (void)src, (void)bytes, (void)to_device;
+    return GPUDOT_NO_DEVICE;
+}
+
+gpudot_status gpudot_cuda_sync(void)
+{
+    return GPUDOT_NO_DEVICE;
+}

@@ -248,8 +248,8 @@ Launch plan_launch(Args &p)
 /* Grid x of the kernels is at most 2^31 - 1; one chunk must stay below. */
 constexpr int64_t kMaxGridX = ((int64_t)1 << 31) - 1;
 
-gpudot_status run_kernel(const gpudot_dot_req *sub, void *d_x, void *d_y, int carry_in,
-                         int is_final)
+gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void *d_y,
+                         void *d_out, int carry_in, int is_final)
 {
     Args p;
     memset(&p, 0, sizeof p);
@@ -260,7 +260,7 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, void *d_x, void *d_y, int ca
     p.na = sub->na;
     p.bx = sub->bx, p.kx = sub->kx, p.ax = sub->ax;
     p.by = sub->by, p.ky = sub->ky, p.ay = sub->ay;
-    p.out = E.out.p;
+    p.out = d_out;
     p.carry = (State *)E.carry.p;
     p.carry_in = carry_in;
     p.is_final = is_final;
@@ -456,7 +456,7 @@ gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
                 sub.ax = r->ax > 1 ? na : 1;
                 sub.ay = r->ay > 1 ? na : 1;
             }
-            if ((st = run_kernel(&sub, E.x.p, E.y.p, s > 0, s == nslab - 1)))
+            if ((st = run_kernel(&sub, E.x.p, E.y.p, E.out.p, s > 0, s == nslab - 1)))
                 return st;
             if (poll && nslab * ((r->na + a_per - 1) / a_per) > 1) {
                 CK(cudaDeviceSynchronize(), "kernel");
@@ -468,6 +468,55 @@ gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
                       (size_t)(na * r->nb) * eso, cudaMemcpyDeviceToHost),
            "kernel or cudaMemcpy (result)");
     }
+    return GPUDOT_OK;
+}
+
+gpudot_status gpudot_cuda_reduce_dev(const gpudot_dot_req *r)
+{
+    gpudot_status st = gpudot_check_req(r);
+    if (st != GPUDOT_OK)
+        return st;
+    if ((st = probe()) != GPUDOT_OK)
+        return st;
+    if (r->nb == 0 || r->na == 0)
+        return GPUDOT_OK;
+    int64_t nout = r->nb * r->na;
+    int64_t gx = r->nb > 1 ? (nout + kThreads - 1) / kThreads : r->na;
+    if (gx > kMaxGridX / 64) {
+        snprintf(E.err, sizeof E.err, "%lld outputs are more than one launch takes", (long long)nout);
+        return GPUDOT_SIZE_MISMATCH;
+    }
+    return run_kernel(r, r->x, r->y, r->out, 0, 1);
+}
+
+gpudot_status gpudot_cuda_malloc(void **d, size_t bytes)
+{
+    gpudot_status st = probe();
+    if (st != GPUDOT_OK)
+        return st;
+    *d = nullptr;
+    CK(cudaMalloc(d, bytes ? bytes : 1), "cudaMalloc");
+    return GPUDOT_OK;
+}
+
+void gpudot_cuda_free(void *d)
+{
+    if (d)
+        cudaFree(d);
+}
+
+gpudot_status gpudot_cuda_copy(void *dst, const void *src, size_t bytes, int to_device)
+{
+    if (bytes == 0)
+        return GPUDOT_OK;
+    CK(cudaMemcpy(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost),
+       to_device ? "cudaMemcpy (upload)" : "cudaMemcpy (download)");
+    return GPUDOT_OK;
+}
+
+gpudot_status gpudot_cuda_sync(void)
+{
+    CK(cudaDeviceSynchronize(), "kernel");
     return GPUDOT_OK;
 }
 

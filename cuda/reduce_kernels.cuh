@@ -25,7 +25,7 @@ constexpr int kThreads = 256; /* block size of every kernel */
 /* An accumulator as stored in global memory (partials, carries): wide enough for every
  * Op's accumulator, whose fields are all of one type A (float or double). */
 struct State {
-    double v[10];
+    double v[14];
 };
 
 template <int M> struct AccType { using type = double; };

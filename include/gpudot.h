@@ -103,6 +103,13 @@ gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll);
 int gpudot_cuda_holds_memory(void); /* persistent buffers are allocated */
 void gpudot_cuda_release(void);     /* frees every persistent buffer */
 const char *gpudot_cuda_last_error(void); /* text of the last CUDA failure */
+/* Device-resident operands: r->x, r->y and r->out are device pointers; one launch, no
+ * chunking, asynchronous (gpudot_cuda_sync or a copy waits for it). */
+gpudot_status gpudot_cuda_reduce_dev(const gpudot_dot_req *r);
+gpudot_status gpudot_cuda_malloc(void **d, size_t bytes);
+void gpudot_cuda_free(void *d);
+gpudot_status gpudot_cuda_copy(void *dst, const void *src, size_t bytes, int to_device);
+gpudot_status gpudot_cuda_sync(void);
 /* Cap on the device staging memory (bytes, 0 = none): lets tests force the chunked path. */
 void gpudot_cuda_set_staging_cap(size_t bytes);
 

@@ -30,6 +30,17 @@ enum { GD_P_TWO = 0, GD_P_ONE, GD_P_INF, GD_P_NEGINF, GD_P_ZERO, GD_P_POS, GD_P_
 #define GD_E_NONE_MAX (-4000.0)
 #define GD_E_NONE_MIN (4000.0)
 
+/* Products rounded on their own, never fused into a following add: nvcc contracts a*b + c
+ * into one fma, which breaks exact cancellation such as x.y = 0 for x = [a a], y = [a -a]
+ * (and makes the engines differ). */
+#ifdef __CUDA_ARCH__
+#define GD_MUL_d(a, b) __dmul_rn(a, b)
+#define GD_MUL_f(a, b) __fmul_rn(a, b)
+#else
+#define GD_MUL_d(a, b) ((a) * (b))
+#define GD_MUL_f(a, b) ((a) * (b))
+#endif
+
 /* Error-free transformations (Knuth TwoSum; TwoProduct via fma). */
 #define GD_DEFINE_EFT(SUF, A, FMA)                                                         \
     GD_HD void gd_two_sum_##SUF(A a, A b, A *s, A *e)                                      \
@@ -49,7 +60,7 @@ enum { GD_P_TWO = 0, GD_P_ONE, GD_P_INF, GD_P_NEGINF, GD_P_ZERO, GD_P_POS, GD_P_
             gd_two_sum_##SUF(*s, p, s, &q);                                                \
             *c += q + ep;                                                                  \
         } else {                                                                           \
-            *s += a * b;                                                                   \
+            *s += GD_MUL_##SUF(a, b);                                                      \
         }                                                                                  \
     }                                                                                      \
     GD_HD void gd_add_##SUF(A *s, A *c, A v, int comp)                                     \
@@ -73,16 +84,25 @@ GD_DEFINE_EFT(f, float, fmaf)
 /* ---- gnorm ----
  * State: e (scale exponent), s and c (sum and its compensation).  P_ONE keeps the plain sum
  * (it cannot overflow unless the norm does), P_INF / P_NEGINF a running max / min in s,
- * P_ZERO a count.  NaN always propagates; Inf gives Inf (0 for p < 0, as |Inf|^p = 0). */
-#define GD_DEFINE_NORM(SUF, A, FREXP, LDEXP, POW, EXP2, HYPOT, SMALL, SHIFT)                                  \
+ * P_ZERO a count.  NaN always propagates; Inf gives Inf (0 for p < 0, as |Inf|^p = 0).
+ * f = 2^-e and lim = 2^e are cached so that the common element of a 2-norm costs a compare
+ * and a multiply (f = 0 where 2^-e is not representable: those take ldexp). */
+#define GD_DEFINE_NORM(SUF, A, FREXP, LDEXP, POW, EXP2, HYPOT, SMALL, SHIFT, MINE)                                  \
     typedef struct {                                                                       \
-        A e, s, c;                                                                         \
+        A e, s, c, f, lim;                                                                 \
     } gd_norm_##SUF;                                                                       \
+    GD_HD void gd_norm_setscale_##SUF(gd_norm_##SUF *a)                                    \
+    {                                                                                      \
+        int none = a->e == (A)GD_E_NONE_MAX || a->e == (A)GD_E_NONE_MIN;                   \
+        a->lim = none ? (A)0 : LDEXP((A)1, (int)a->e);                                     \
+        a->f = (none || a->e < (A)MINE) ? (A)0 : LDEXP((A)1, -(int)a->e);                  \
+    }                                                                                      \
     GD_HD void gd_norm_init_##SUF(gd_norm_##SUF *a, int pk)                                \
     {                                                                                      \
         a->e = (A)(pk == GD_P_NEG ? GD_E_NONE_MIN : GD_E_NONE_MAX);                        \
         a->s = (A)(pk == GD_P_NEGINF ? INFINITY : 0);                                      \
         a->c = 0;                                                                          \
+        a->f = a->lim = 0;                                                                 \
     }                                                                                      \
     /* sums are multiplied by 2^(f * (old - new)) when the scale moves from old to new */  \
     GD_HD A gd_norm_factor_##SUF(int pk, A p, A d)                                         \
@@ -92,6 +112,11 @@ GD_DEFINE_EFT(f, float, fmaf)
     /* adds |x| = v 2^vs (vs != 0 only for values computed at a shifted scale) */          \
     GD_HD void gd_norm_add_s_##SUF(gd_norm_##SUF *a, A v, int vs, int pk, A p, int comp)    \
     {                                                                                      \
+        if (pk == GD_P_TWO && vs == 0 && v < a->lim && a->f != 0) {                        \
+            A t = v * a->f; /* exact: a power of two, result normal */                     \
+            gd_add_prod_##SUF(&a->s, &a->c, t, t, comp);                                   \
+            return;                                                                        \
+        }                                                                                  \
         if (vs != 0 && (pk == GD_P_ONE || pk == GD_P_INF || pk == GD_P_NEGINF))            \
             v = LDEXP(v, vs);                                                              \
         if (pk == GD_P_ONE) {                                                              \
@@ -120,6 +145,7 @@ GD_DEFINE_EFT(f, float, fmaf)
                     a->c *= f;                                                             \
                 }                                                                          \
                 a->e = (A)ev;                                                              \
+                gd_norm_setscale_##SUF(a);                                                 \
             }                                                                              \
             A t = LDEXP(v, vs - (int)a->e);                                                \
             if (pk == GD_P_TWO)                                                            \
@@ -185,6 +211,7 @@ GD_DEFINE_EFT(f, float, fmaf)
             a->c += bb.c;                                                                  \
         }                                                                                  \
         a->e = e;                                                                          \
+        gd_norm_setscale_##SUF(a);                                                         \
     }                                                                                      \
     /* one element x = xr + i xi (xi = 0 when real) */                                     \
     GD_HD void gd_norm_add_elem_##SUF(gd_norm_##SUF *a, A xr, A xi, int cx, int pk, A p,   \
@@ -221,21 +248,24 @@ GD_DEFINE_EFT(f, float, fmaf)
     }
 
 /* SMALL: below it |z| loses digits to the subnormal grid (2^(min exponent + digits)) */
-GD_DEFINE_NORM(d, double, frexp, ldexp, pow, exp2, hypot, 0x1p-968, 128)
-GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, 0x1p-101f, 64)
+/* MINE: the least e whose 2^-e is representable */
+GD_DEFINE_NORM(d, double, frexp, ldexp, pow, exp2, hypot, 0x1p-968, 128, -1023)
+GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, 0x1p-101f, 64, -127)
 
 /* ---- gcosine ----
  * State: scale exponents ex, ey; sums xy (re, im), xx, yy and their compensations.
  * cos = xy / sqrt (xx yy): the scales cancel.  Any Inf or NaN element makes NaN, as
  * dot (x, y) / (norm (x) * norm (y)) does. */
-#define GD_DEFINE_COS(SUF, A, FREXP, LDEXP, SQRT, HYPOT, NEXTAFTER)                                          \
+#define GD_DEFINE_COS(SUF, A, FREXP, LDEXP, SQRT, MINE)                                          \
     typedef struct {                                                                       \
         A ex, ey, xr, xi, xx, yy, cxr, cxi, cxx, cyy;                                      \
+        A fx, fy, limx, limy; /* cached 2^-e and 2^e, as for norms */                      \
     } gd_cos_##SUF;                                                                        \
     GD_HD void gd_cos_init_##SUF(gd_cos_##SUF *a)                                          \
     {                                                                                      \
         a->ex = a->ey = (A)GD_E_NONE_MAX;                                                  \
         a->xr = a->xi = a->xx = a->yy = a->cxr = a->cxi = a->cxx = a->cyy = 0;             \
+        a->fx = a->fy = a->limx = a->limy = 0;                                             \
     }                                                                                      \
     /* new scale exponent for an element of magnitude m; rescales the sums it enters */    \
     GD_HD void gd_cos_rescale_##SUF(gd_cos_##SUF *a, int which, int e_new)                 \
@@ -249,12 +279,21 @@ GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, 0x1p-101f, 64)
         else                                                                               \
             a->xx *= f2, a->cxx *= f2;                                                     \
         *e = (A)e_new;                                                                     \
+        A lim = LDEXP((A)1, e_new), f = e_new < MINE ? (A)0 : LDEXP((A)1, -e_new);          \
+        if (which)                                                                         \
+            a->limy = lim, a->fy = f;                                                      \
+        else                                                                               \
+            a->limx = lim, a->fx = f;                                                      \
     }                                                                                      \
     GD_HD void gd_cos_add_##SUF(gd_cos_##SUF *a, A xr, A xi, A yr, A yi, int cx, int cy,   \
                                 int comp)                                                  \
     {                                                                                      \
         A mx = fabs(xr) > fabs(xi) ? fabs(xr) : fabs(xi);                                  \
         A my = fabs(yr) > fabs(yi) ? fabs(yr) : fabs(yi);                                  \
+        if (mx < a->limx && my < a->limy && a->fx != 0 && a->fy != 0 && xi == xi &&        \
+            yi == yi) { /* common case: both scales hold */                                \
+            xr *= a->fx, xi *= a->fx, yr *= a->fy, yi *= a->fy;                            \
+        } else {                                                                           \
         if (!(mx < (A)INFINITY) || !(my < (A)INFINITY) || xi != xi || yi != yi) {          \
             a->xx = (A)NAN;                                                                \
             return;                                                                        \
@@ -273,6 +312,7 @@ GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, 0x1p-101f, 64)
         int sx = a->ex == (A)GD_E_NONE_MAX ? 0 : -(int)a->ex;                              \
         int sy = a->ey == (A)GD_E_NONE_MAX ? 0 : -(int)a->ey;                              \
         xr = LDEXP(xr, sx), xi = LDEXP(xi, sx), yr = LDEXP(yr, sy), yi = LDEXP(yi, sy);    \
+        }                                                                                  \
         gd_add_prod_##SUF(&a->xr, &a->cxr, xr, yr, comp);                                  \
         gd_add_prod_##SUF(&a->xx, &a->cxx, xr, xr, comp);                                  \
         gd_add_prod_##SUF(&a->yy, &a->cyy, yr, yr, comp);                                  \
@@ -319,13 +359,29 @@ GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, 0x1p-101f, 64)
             *re = *im = xx;                                                                \
     }
 
-GD_DEFINE_COS(d, double, frexp, ldexp, sqrt, hypot, nextafter)
-GD_DEFINE_COS(f, float, frexpf, ldexpf, sqrtf, hypotf, nextafterf)
+GD_DEFINE_COS(d, double, frexp, ldexp, sqrt, -1023)
+GD_DEFINE_COS(f, float, frexpf, ldexpf, sqrtf, -127)
 
-/* Clamps a cosine, in the type it is returned in: real parts to [-1, 1], complex values to
- * magnitude <= 1 as abs () measures it (hypot), stepping down by ulps where rounding left
- * |z| just above 1.  NaN compares false everywhere and stays NaN. */
-#define GD_DEFINE_CLAMP(SUF, A, HYPOT, NEXTAFTER)                                          \
+/* Clamps a cosine in the type it is returned in: real parts to [-1, 1]; complex values to
+ * |z| <= 1 exactly (not as some hypot rounds it), so that any faithful abs () gives at most
+ * 1: divide by the modulus, then step both parts towards 0 by an ulp while re^2 + im^2
+ * exceeds 1 (decided exactly: in double for float; with fma error terms for double).
+ * NaN compares false everywhere and stays NaN. */
+GD_HD int gd_over_one_f(float r, float i)
+{
+    return (double)r * r + (double)i * i > 1.0; /* exact squares; sum error < 2^-53 */
+}
+
+GD_HD int gd_over_one_d(double r, double i)
+{
+    double p1 = r * r, e1 = fma(r, r, -p1), p2 = i * i, e2 = fma(i, i, -p2);
+    double hi, lo;
+    gd_two_sum_d(p1, p2, &hi, &lo);
+    lo += e1 + e2;
+    return hi > 1.0 || (hi == 1.0 && lo > 0);
+}
+
+#define GD_DEFINE_CLAMP(SUF, A, SQRT, NEXTAFTER)                                           \
     GD_HD void gd_clamp_unit_##SUF(A *re, A *im, int cplx)                                 \
     {                                                                                      \
         if (!cplx || *im == 0) {                                                           \
@@ -335,15 +391,15 @@ GD_DEFINE_COS(f, float, frexpf, ldexpf, sqrtf, hypotf, nextafterf)
                 *re = -1;                                                                  \
             return;                                                                        \
         }                                                                                  \
-        A m = HYPOT(*re, *im);                                                             \
-        if (!(m > 1))                                                                      \
+        if (!gd_over_one_##SUF(*re, *im))                                                  \
             return;                                                                        \
+        A m = SQRT(*re * *re + *im * *im);                                                 \
         *re /= m, *im /= m;                                                                \
-        for (int k = 0; k < 4 && HYPOT(*re, *im) > 1; k++)                                 \
+        for (int k = 0; k < 8 && gd_over_one_##SUF(*re, *im); k++)                         \
             *re = NEXTAFTER(*re, (A)0), *im = NEXTAFTER(*im, (A)0);                        \
     }
 
-GD_DEFINE_CLAMP(d, double, hypot, nextafter)
-GD_DEFINE_CLAMP(f, float, hypotf, nextafterf)
+GD_DEFINE_CLAMP(d, double, sqrt, nextafter)
+GD_DEFINE_CLAMP(f, float, sqrtf, nextafterf)
 
 #endif
