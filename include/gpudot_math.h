@@ -17,10 +17,15 @@
 
 #include <math.h>
 
+/* GD_SLOW: rare paths (rescaling, special values), kept out of line so that the unrolled
+ * element loops stay small; they take and return the accumulator by value, so it stays in
+ * registers. */
 #ifdef __CUDACC__
 #define GD_HD __host__ __device__ __forceinline__
+#define GD_SLOW __host__ __device__ __noinline__
 #else
 #define GD_HD static inline __attribute__((always_inline))
+#define GD_SLOW static __attribute__((noinline, unused))
 #endif
 
 /* Norm kinds: the fast and exact cases get their own code. */
@@ -109,31 +114,16 @@ GD_DEFINE_EFT(f, float, fmaf)
     {                                                                                      \
         return pk == GD_P_TWO ? LDEXP((A)1, (int)(2 * d)) : EXP2(p * d);                   \
     }                                                                                      \
-    /* adds |x| = v 2^vs (vs != 0 only for values computed at a shifted scale) */          \
-    GD_HD void gd_norm_add_s_##SUF(gd_norm_##SUF *a, A v, int vs, int pk, A p, int comp)    \
+    /* the scaled powers (p = 2 off its fast path, p > 0, p < 0) */                        \
+    GD_SLOW gd_norm_##SUF gd_norm_slow_##SUF(gd_norm_##SUF st, A v, int vs, int pk, A p,    \
+                                             int comp)                                     \
     {                                                                                      \
-        if (pk == GD_P_TWO && vs == 0 && v < a->lim && a->f != 0) {                        \
-            A t = v * a->f; /* exact: a power of two, result normal */                     \
-            gd_add_prod_##SUF(&a->s, &a->c, t, t, comp);                                   \
-            return;                                                                        \
-        }                                                                                  \
-        if (vs != 0 && (pk == GD_P_ONE || pk == GD_P_INF || pk == GD_P_NEGINF))            \
-            v = LDEXP(v, vs);                                                              \
-        if (pk == GD_P_ONE) {                                                              \
-            gd_add_##SUF(&a->s, &a->c, v, comp);                                           \
-        } else if (pk == GD_P_INF) {                                                       \
-            if (v > a->s || v != v)                                                        \
-                a->s = (a->s != a->s) ? a->s : v;                                          \
-        } else if (pk == GD_P_NEGINF) {                                                    \
-            if (v < a->s || v != v)                                                        \
-                a->s = (a->s != a->s) ? a->s : v;                                          \
-        } else if (pk == GD_P_ZERO) {                                                      \
-            a->s += (A)(v != 0);                                                           \
-        } else if (pk == GD_P_TWO || pk == GD_P_POS) {                                     \
+        gd_norm_##SUF *a = &st;                                                            \
+        if (pk == GD_P_TWO || pk == GD_P_POS) {                                            \
             if (!(v > 0 && v <= (A)INFINITY) || v == (A)INFINITY) {                        \
                 if (v != 0)                                                                \
                     a->s += v; /* NaN or Inf: sticky */                                    \
-                return;                                                                    \
+                return st;                                                                    \
             }                                                                              \
             int ev;                                                                        \
             FREXP(v, &ev);                                                                 \
@@ -155,10 +145,10 @@ GD_DEFINE_EFT(f, float, fmaf)
         } else { /* GD_P_NEG */                                                            \
             if (v != v || v == 0) {                                                        \
                 a->s += (A)INFINITY * (v == 0) + v; /* 0: |0|^p = Inf; NaN: NaN */         \
-                return;                                                                    \
+                return st;                                                                    \
             }                                                                              \
             if (v == (A)INFINITY)                                                          \
-                return; /* |Inf|^p = 0 */                                                  \
+                return st; /* |Inf|^p = 0 */                                                  \
             int ev;                                                                        \
             FREXP(v, &ev);                                                                 \
             ev += vs;                                                                      \
@@ -171,6 +161,31 @@ GD_DEFINE_EFT(f, float, fmaf)
                 a->e = (A)ev;                                                              \
             }                                                                              \
             gd_add_##SUF(&a->s, &a->c, POW(LDEXP(v, vs - (int)a->e), p), comp);            \
+        }                                                                                  \
+            return st;                                                                         \
+    }                                                                                      \
+    /* adds |x| = v 2^vs (vs != 0 only for values computed at a shifted scale) */          \
+    GD_HD void gd_norm_add_s_##SUF(gd_norm_##SUF *a, A v, int vs, int pk, A p, int comp)    \
+    {                                                                                      \
+        if (pk == GD_P_TWO && vs == 0 && v < a->lim && a->f != 0) {                        \
+            A t = v * a->f; /* exact: a power of two, result normal */                     \
+            gd_add_prod_##SUF(&a->s, &a->c, t, t, comp);                                   \
+            return;                                                                        \
+        }                                                                                  \
+        if (vs != 0 && (pk == GD_P_ONE || pk == GD_P_INF || pk == GD_P_NEGINF))            \
+            v = LDEXP(v, vs);                                                              \
+        if (pk == GD_P_ONE) {                                                              \
+            gd_add_##SUF(&a->s, &a->c, v, comp);                                           \
+        } else if (pk == GD_P_INF) {                                                       \
+            if (v > a->s || v != v)                                                        \
+                a->s = (a->s != a->s) ? a->s : v;                                          \
+        } else if (pk == GD_P_NEGINF) {                                                    \
+            if (v < a->s || v != v)                                                        \
+                a->s = (a->s != a->s) ? a->s : v;                                          \
+        } else if (pk == GD_P_ZERO) {                                                      \
+            a->s += (A)(v != 0);                                                           \
+        } else {                                                                           \
+            *a = gd_norm_slow_##SUF(*a, v, vs, pk, p, comp);                               \
         }                                                                                  \
     }                                                                                      \
     GD_HD void gd_norm_add_##SUF(gd_norm_##SUF *a, A v, int pk, A p, int comp)             \
@@ -285,18 +300,34 @@ GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, 0x1p-101f, 64, -12
         else                                                                               \
             a->limx = lim, a->fx = f;                                                      \
     }                                                                                      \
-    GD_HD void gd_cos_add_##SUF(gd_cos_##SUF *a, A xr, A xi, A yr, A yi, int cx, int cy,   \
-                                int comp)                                                  \
+    /* the products of one scaled element pair */                                          \
+    GD_HD void gd_cos_products_##SUF(gd_cos_##SUF *a, A xr, A xi, A yr, A yi, int cx,      \
+                                     int cy, int comp)                                     \
     {                                                                                      \
+        gd_add_prod_##SUF(&a->xr, &a->cxr, xr, yr, comp);                                  \
+        gd_add_prod_##SUF(&a->xx, &a->cxx, xr, xr, comp);                                  \
+        gd_add_prod_##SUF(&a->yy, &a->cyy, yr, yr, comp);                                  \
+        if (cx) {                                                                          \
+            gd_add_prod_##SUF(&a->xx, &a->cxx, xi, xi, comp);                              \
+            gd_add_prod_##SUF(&a->xi, &a->cxi, -xi, yr, comp);                             \
+        }                                                                                  \
+        if (cy) {                                                                          \
+            gd_add_prod_##SUF(&a->yy, &a->cyy, yi, yi, comp);                              \
+            gd_add_prod_##SUF(&a->xi, &a->cxi, xr, yi, comp);                              \
+        }                                                                                  \
+        if (cx && cy)                                                                      \
+            gd_add_prod_##SUF(&a->xr, &a->cxr, xi, yi, comp);                              \
+    }                                                                                      \
+    /* an element pair that moves a scale, or holds Inf or NaN */                          \
+    GD_SLOW gd_cos_##SUF gd_cos_slow_##SUF(gd_cos_##SUF st, A xr, A xi, A yr, A yi, int cx, \
+                                           int cy, int comp)                               \
+    {                                                                                      \
+        gd_cos_##SUF *a = &st;                                                             \
         A mx = fabs(xr) > fabs(xi) ? fabs(xr) : fabs(xi);                                  \
         A my = fabs(yr) > fabs(yi) ? fabs(yr) : fabs(yi);                                  \
-        if (mx < a->limx && my < a->limy && a->fx != 0 && a->fy != 0 && xi == xi &&        \
-            yi == yi) { /* common case: both scales hold */                                \
-            xr *= a->fx, xi *= a->fx, yr *= a->fy, yi *= a->fy;                            \
-        } else {                                                                           \
         if (!(mx < (A)INFINITY) || !(my < (A)INFINITY) || xi != xi || yi != yi) {          \
             a->xx = (A)NAN;                                                                \
-            return;                                                                        \
+            return st;                                                                     \
         }                                                                                  \
         int ev;                                                                            \
         if (mx > 0) {                                                                      \
@@ -311,21 +342,21 @@ GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, 0x1p-101f, 64, -12
         }                                                                                  \
         int sx = a->ex == (A)GD_E_NONE_MAX ? 0 : -(int)a->ex;                              \
         int sy = a->ey == (A)GD_E_NONE_MAX ? 0 : -(int)a->ey;                              \
-        xr = LDEXP(xr, sx), xi = LDEXP(xi, sx), yr = LDEXP(yr, sy), yi = LDEXP(yi, sy);    \
-        }                                                                                  \
-        gd_add_prod_##SUF(&a->xr, &a->cxr, xr, yr, comp);                                  \
-        gd_add_prod_##SUF(&a->xx, &a->cxx, xr, xr, comp);                                  \
-        gd_add_prod_##SUF(&a->yy, &a->cyy, yr, yr, comp);                                  \
-        if (cx) {                                                                          \
-            gd_add_prod_##SUF(&a->xx, &a->cxx, xi, xi, comp);                              \
-            gd_add_prod_##SUF(&a->xi, &a->cxi, -xi, yr, comp);                             \
-        }                                                                                  \
-        if (cy) {                                                                          \
-            gd_add_prod_##SUF(&a->yy, &a->cyy, yi, yi, comp);                              \
-            gd_add_prod_##SUF(&a->xi, &a->cxi, xr, yi, comp);                              \
-        }                                                                                  \
-        if (cx && cy)                                                                      \
-            gd_add_prod_##SUF(&a->xr, &a->cxr, xi, yi, comp);                              \
+        gd_cos_products_##SUF(a, LDEXP(xr, sx), LDEXP(xi, sx), LDEXP(yr, sy), LDEXP(yi, sy), \
+                              cx, cy, comp);                                               \
+        return st;                                                                         \
+    }                                                                                      \
+    GD_HD void gd_cos_add_##SUF(gd_cos_##SUF *a, A xr, A xi, A yr, A yi, int cx, int cy,   \
+                                int comp)                                                  \
+    {                                                                                      \
+        A mx = fabs(xr) > fabs(xi) ? fabs(xr) : fabs(xi);                                  \
+        A my = fabs(yr) > fabs(yi) ? fabs(yr) : fabs(yi);                                  \
+        if (mx < a->limx && my < a->limy && a->fx != 0 && a->fy != 0 && xi == xi &&        \
+            yi == yi) /* common case: both scales hold; the multiplies are exact */        \
+            gd_cos_products_##SUF(a, xr * a->fx, xi * a->fx, yr * a->fy, yi * a->fy, cx,   \
+                                  cy, comp);                                               \
+        else                                                                               \
+            *a = gd_cos_slow_##SUF(*a, xr, xi, yr, yi, cx, cy, comp);                      \
     }                                                                                      \
     GD_HD void gd_cos_merge_##SUF(gd_cos_##SUF *a, const gd_cos_##SUF *b0, int comp)       \
     {                                                                                      \
