@@ -2,7 +2,7 @@
  * Kernel-time benchmark of the CUDA engine on device-resident data, against a read-only
  * ceiling kernel of its own and cuBLAS in device pointer mode, in one run.
  *
- *   bench/kernel_bench [max_log2n]      prints: op class n us GB/s (median of reps)
+ *   bench/kernel_bench [max_log2n [min_log2n]]   prints: op class n us GB/s (median)
  *
  * CUDA events around each launch; fresh random data (never zeros); several input sets
  * rotated so that sizes under the L2 cache do not measure the cache.
@@ -87,6 +87,7 @@ static double time_us(int nsets, int reps, const std::function<void(int)> &f)
 int main(int argc, char **argv)
 {
     int maxlog = argc > 1 ? atoi(argv[1]) : 28;
+    int minlog = argc > 2 ? atoi(argv[2]) : 20;
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     size_t fr, tot;
@@ -103,7 +104,7 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&sink, 8));
     CK(cudaMalloc(&dres, 64));
 
-    for (int log = 20; log <= maxlog; log += 2) {
+    for (int log = minlog; log <= maxlog; log += (log < 16 ? 6 : log < 20 ? 4 : 2)) {
         size_t n = (size_t)1 << log;
         for (int dbl = 0; dbl < 2; dbl++) {
             size_t es = dbl ? 8 : 4, bytes = n * es;

@@ -334,6 +334,8 @@ gpudot_status gpudot_cpu_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
     gpudot_status st = gpudot_check_req(r);
     if (st != GPUDOT_OK)
         return st;
+    if (r->x_dev || r->y_dev)
+        return GPUDOT_NO_DEVICE; /* device pointers: the gateway gathers them first */
     if (r->nb == 0 || r->na == 0)
         return GPUDOT_OK;
     if (r->op != GPUDOT_OP_DOT)

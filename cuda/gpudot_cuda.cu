@@ -364,6 +364,44 @@ void gpudot_cuda_set_staging_cap(size_t bytes)
     E.staging_cap = bytes;
 }
 
+/* Some operand is resident on the device: host operands (small, typically a query) are
+ * uploaded whole for this call, one launch, the result copied back.  No chunking: the
+ * resident operand is already on the device, the host one must fit beside it. */
+static gpudot_status dot_resident(const gpudot_dot_req *r)
+{
+    int has_y = r->op != GPUDOT_OP_NORM;
+    int cplx = r->op != GPUDOT_OP_NORM && (r->cx || r->cy);
+    size_t esx = esize(r->type, r->cx), esy = esize(r->type, r->cy), eso = esize(r->type, cplx);
+    size_t bx = (size_t)(r->bx * r->kx * r->ax) * esx, by = (size_t)(r->by * r->ky * r->ay) * esy;
+    size_t bo = (size_t)(r->nb * r->na) * eso;
+    int64_t nout = r->nb * r->na;
+    int64_t gx = r->nb > 1 ? (nout + kThreads - 1) / kThreads : r->na;
+    if (gx > kMaxGridX / 64) {
+        snprintf(E.err, sizeof E.err, "%lld outputs are more than one launch takes", (long long)nout);
+        return GPUDOT_SIZE_MISMATCH;
+    }
+    gpudot_status st;
+    const void *dx = r->x, *dy = r->y;
+    if (!r->x_dev) {
+        if ((st = buf_need(E.x, bx, "cudaMalloc (x)")))
+            return st;
+        CK(cudaMemcpy(E.x.p, r->x, bx, cudaMemcpyHostToDevice), "cudaMemcpy (upload)");
+        dx = E.x.p;
+    }
+    if (has_y && !r->y_dev) {
+        if ((st = buf_need(E.y, by, "cudaMalloc (y)")))
+            return st;
+        CK(cudaMemcpy(E.y.p, r->y, by, cudaMemcpyHostToDevice), "cudaMemcpy (upload)");
+        dy = E.y.p;
+    }
+    if ((st = buf_need(E.out, bo, "cudaMalloc (out)")))
+        return st;
+    if ((st = run_kernel(r, dx, dy, E.out.p, 0, 1)))
+        return st;
+    CK(cudaMemcpy(r->out, E.out.p, bo, cudaMemcpyDeviceToHost), "kernel or cudaMemcpy (result)");
+    return GPUDOT_OK;
+}
+
 gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
 {
     gpudot_status st = gpudot_check_req(r);
@@ -373,6 +411,8 @@ gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
         return st;
     if (r->nb == 0 || r->na == 0)
         return GPUDOT_OK;
+    if (r->x_dev || (r->y_dev && r->op != GPUDOT_OP_NORM))
+        return dot_resident(r);
     int has_y = r->op != GPUDOT_OP_NORM;
     int cplx = r->op != GPUDOT_OP_NORM && (r->cx || r->cy);
     size_t esx = esize(r->type, r->cx), esy = has_y ? esize(r->type, r->cy) : 0;

@@ -72,6 +72,7 @@ typedef struct {
     int64_t by, ky, ay;
     gpudot_accum accum;
     void *out; /* host, nb * na elements */
+    int x_dev, y_dev; /* CUDA engine only: x / y are device pointers (resident data) */
 } gpudot_dot_req;
 
 /* Called between chunks of long operations; non-zero stops the call with INTERRUPTED. */

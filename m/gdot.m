@@ -63,9 +63,18 @@
 
 function d = gdot (x, y, varargin)
 
-  if (nargin == 2 && isfloat (x) && isfloat (y) && ! issparse (x) && ! issparse (y))
-    d = __gpudot__ ("dot", x, y);   # fast path: nothing to parse or convert
-    return;
+  if (nargin == 2)                  # fast path: nothing to parse
+    if (isa (x, "garray"))
+      x = x.ref;
+    endif
+    if (isa (y, "garray"))
+      y = y.ref;
+    endif
+    if ((isfloat (x) || isstruct (x)) && (isfloat (y) || isstruct (y))
+        && ! issparse (x) && ! issparse (y))
+      d = __gpudot__ ("dot", x, y);
+      return;
+    endif
   elseif (nargin < 2)
     print_usage ();
   endif

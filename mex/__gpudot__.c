@@ -9,7 +9,10 @@
  *   r = __gpudot__ ("cosine", x, y, dim, accum, device)
  *   s = __gpudot__ ("info")
  *   t = __gpudot__ ("gpu_available")
- *   __gpudot__ ("release")                              free device buffers, unlock
+ *   [id, on_dev] = __gpudot__ ("garray_new", x)        resident copy of x
+ *   __gpudot__ ("garray_free", id)
+ *   x = __gpudot__ ("garray_gather", id)
+ *   __gpudot__ ("release")                              free staging buffers
  *   __gpudot__ ("staging_cap", bytes)                   test hook: force chunking
  */
 #include <math.h>
@@ -25,6 +28,7 @@
 #include "gpudot_math.h"
 
 #define MAXDIMS 64
+
 
 /* Inputs of the reduction ops, by slot (IN_Y is P for norms). */
 enum { IN_OP, IN_X, IN_Y, IN_DIM, IN_ACCUM, IN_DEVICE, IN_END };
@@ -47,8 +51,37 @@ static int locked = 0;
 static int warned_no_device = 0;
 static int at_exit_set = 0;
 
+/* ---- garray registry: arrays kept on the device between calls ----
+ * garray.m holds an id; the data lives here (on the device), or, where no GPU is usable,
+ * in the garray object itself (an entry with d == NULL, kept for the counts). */
+typedef struct {
+    int64_t id;
+    void *d; /* device memory, or NULL for a host-held garray */
+    size_t bytes;
+    int nd;
+    mwSize dims[MAXDIMS];
+    int single, cplx;
+} garr_t;
+
+static garr_t *garr = NULL;
+static size_t ngarr = 0, cap_garr = 0;
+static int64_t next_garr_id = 1;
+
+static garr_t *garr_find(int64_t id)
+{
+    for (size_t i = 0; i < ngarr; i++)
+        if (garr[i].id == id)
+            return &garr[i];
+    return NULL;
+}
+
 static void release_all(void)
 {
+    for (size_t i = 0; i < ngarr; i++)
+        gpudot_cuda_free(garr[i].d);
+    free(garr);
+    garr = NULL;
+    ngarr = cap_garr = 0;
     gpudot_cuda_release();
 }
 
@@ -69,10 +102,11 @@ static void update_lock(void)
         mexAtExit(release_all);
         at_exit_set = 1;
     }
-    if (gpudot_cuda_holds_memory() && !locked) {
+    int holds = gpudot_cuda_holds_memory() || ngarr > 0;
+    if (holds && !locked) {
         mexLock();
         locked = 1;
-    } else if (!gpudot_cuda_holds_memory() && locked) {
+    } else if (!holds && locked) {
         mexUnlock();
         locked = 0;
     }
@@ -314,11 +348,80 @@ static int parse_p(const mxArray *a, int *pk, double *p)
     return 1;
 }
 
+/* One operand of a reduction: a host array or a resident garray. */
+typedef struct {
+    shape_t sh;
+    int single, cplx;
+    const void *data; /* host data, or a device pointer when dev */
+    int dev;
+    const mxArray *mx; /* the host array (NULL for garrays) */
+} operand_t;
+
+/* garray.m passes resident operands as struct ("garray_id", id). */
+static const garr_t *garray_of(const mxArray *a)
+{
+    if (!mxIsStruct(a) || mxGetNumberOfElements(a) != 1)
+        return NULL;
+    const mxArray *f = mxGetField(a, 0, "garray_id");
+    if (!f || !mxIsNumeric(f) || mxGetNumberOfElements(f) != 1)
+        return NULL;
+    return garr_find((int64_t)mxGetScalar(f));
+}
+
+static void resolve(const char *fn, const char *name, const mxArray *a, operand_t *o)
+{
+    memset(o, 0, sizeof *o);
+    if (mxIsStruct(a) && mxGetNumberOfElements(a) == 1 && mxGetField(a, 0, "garray_id")) {
+        const garr_t *g = garray_of(a);
+        if (!g || !g->d)
+            mexErrMsgIdAndTxt("gpudot:badType", "%s: %s is a garray that no longer exists", fn,
+                              name);
+        o->sh.nd = g->nd;
+        for (int j = 0; j < MAXDIMS; j++)
+            o->sh.d[j] = j < g->nd ? (int64_t)g->dims[j] : 1;
+        o->single = g->single;
+        o->cplx = g->cplx;
+        o->data = g->d;
+        o->dev = 1;
+        return;
+    }
+    if (!is_float_array(a))
+        mexErrMsgIdAndTxt("gpudot:badType", "%s: %s must be a full single or double array",
+                          fn, name);
+    shape_of(a, &o->sh);
+    o->single = mxIsSingle(a);
+    o->cplx = mxIsComplex(a);
+    o->data = data_of(a);
+    o->mx = a;
+}
+
+/* Widens a single host array (real or interleaved complex) to a new double buffer. */
+static double *to_double(const mxArray *a)
+{
+    size_t n = mxGetNumberOfElements(a) * (mxIsComplex(a) ? 2 : 1);
+    const float *p = (const float *)data_of(a);
+    double *d = mxMalloc(n ? n * sizeof *d : 1);
+    for (size_t i = 0; i < n; i++)
+        d[i] = p[i];
+    return d;
+}
+
+/* A resident operand copied to a new host buffer (device "cpu" on a garray). */
+static void *gather_operand(const char *fn, const operand_t *o, size_t es)
+{
+    size_t bytes = (size_t)numel_of(&o->sh) * es * (o->cplx ? 2 : 1);
+    void *h = mxMalloc(bytes ? bytes : 1);
+    gpudot_status st = gpudot_cuda_copy(h, o->data, bytes, 0);
+    if (st != GPUDOT_OK)
+        raise_status(fn, st, gpudot_cuda_last_error());
+    return h;
+}
+
 /*
  * dot, norm and cosine: __gpudot__ (op, X, Y or P, dim, accum, device).  Shapes follow dot
  * (and, for norms, vecnorm); the gateway maps them to the engine's canonical nb x nk x na
  * form, expanding an operand only where its broadcast pattern cannot be described by
- * whole-group strides.
+ * whole-group strides.  X and Y may be resident garrays (see garray.m).
  */
 static void op_reduce(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
                       mxArray *plhs[])
@@ -327,10 +430,12 @@ static void op_reduce(const char *fn, gpudot_op op, int nrhs, const mxArray *prh
     if (nrhs < IN_X + 1 || nrhs > IN_END || (has_y && nrhs < IN_Y + 1))
         mexErrMsgIdAndTxt("gpudot:badOption", "%s: expected %d to 5 arguments after the op", fn,
                           has_y ? 2 : 1);
-    const mxArray *X = prhs[IN_X], *Y = has_y ? prhs[IN_Y] : NULL;
-    if (!is_float_array(X) || (has_y && !is_float_array(Y)))
-        mexErrMsgIdAndTxt("gpudot:badType", "%s: %s must be full single or double arrays", fn,
-                          has_y ? "X and Y" : "X");
+    operand_t X, Y;
+    resolve(fn, "X", prhs[IN_X], &X);
+    if (has_y)
+        resolve(fn, "Y", prhs[IN_Y], &Y);
+    else
+        Y = X, Y.dev = 0, Y.data = NULL;
     int pk = GD_P_TWO;
     double pval = 2;
     if (!has_y && nrhs > IN_Y && !mxIsEmpty(prhs[IN_Y]) && !parse_p(prhs[IN_Y], &pk, &pval))
@@ -357,12 +462,7 @@ static void op_reduce(const char *fn, gpudot_op op, int nrhs, const mxArray *prh
         mexErrMsgIdAndTxt("gpudot:badOption", "%s: \"device\" must be \"auto\", \"gpu\" or \"cpu\"",
                           fn);
 
-    shape_t sx, sy, sb;
-    shape_of(X, &sx);
-    if (has_y)
-        shape_of(Y, &sy);
-    else
-        sy = sx;
+    shape_t sx = X.sh, sy = Y.sh, sb;
     if (sx.nd > MAXDIMS || sy.nd > MAXDIMS || dim > MAXDIMS)
         mexErrMsgIdAndTxt("gpudot:badDim", "%s: at most %d dimensions are supported", fn, MAXDIMS);
     /* dot's vector rule: two vectors of equal numel in any orientation, no DIM */
@@ -395,15 +495,26 @@ static void op_reduce(const char *fn, gpudot_op op, int nrhs, const mxArray *prh
     }
     int d = (int)dim - 1;
 
-    /* output shape and class: single if either input is single; complex unless a norm */
+    /* Classes.  The result is single if either input is; host data is computed in the
+     * result's class (a double operand rounded to single first, as dot does).  A resident
+     * operand cannot be converted: the host operand takes its class instead, and a double
+     * computation is rounded to a single result at the end. */
+    int cx = X.cplx, cy = has_y && Y.cplx;
+    int out_single = X.single || (has_y && Y.single);
+    int single = out_single;
+    if (X.dev || Y.dev) {
+        if (X.dev && Y.dev && X.single != Y.single)
+            mexErrMsgIdAndTxt("gpudot:badType",
+                              "%s: garrays of different classes (single and double); make both "
+                              "one class", fn);
+        single = X.dev ? X.single : Y.single;
+    }
     mwSize odims[MAXDIMS];
     for (int j = 0; j < nd; j++)
         odims[j] = (mwSize)(j == d ? 1 : sb.d[j]);
-    int cx = mxIsComplex(X), cy = has_y && mxIsComplex(Y);
-    int single = mxIsSingle(X) || (has_y && mxIsSingle(Y));
-    mxClassID cls = single ? mxSINGLE_CLASS : mxDOUBLE_CLASS;
     void *out;
-    plhs[0] = make_out(nd, odims, cls, has_y && (cx || cy), &out);
+    plhs[0] = make_out(nd, odims, out_single ? mxSINGLE_CLASS : mxDOUBLE_CLASS,
+                       has_y && (cx || cy), &out);
 
     gpudot_dot_req r;
     memset(&r, 0, sizeof r);
@@ -414,7 +525,6 @@ static void op_reduce(const char *fn, gpudot_op op, int nrhs, const mxArray *prh
     r.cx = cx;
     r.cy = cy;
     r.accum = accum;
-    r.out = out;
     r.nb = prod_range(&sb, 0, d);
     r.nk = sb.d[d];
     r.na = prod_range(&sb, d + 1, nd);
@@ -423,16 +533,34 @@ static void op_reduce(const char *fn, gpudot_op op, int nrhs, const mxArray *prh
     if (op == GPUDOT_OP_NORM && r.nk == 0)
         return; /* norms of empty vectors are 0 for every p, as norm () gives: zeros */
 
-    /* operands: class conversion (single wins, as in dot) and broadcast expansion */
-    void *tmp_x = NULL, *tmp_y = NULL;
-    const void *px = data_of(X), *py = has_y ? data_of(Y) : NULL;
-    if (single && mxIsDouble(X))
-        px = tmp_x = to_single(X);
-    if (has_y && single && mxIsDouble(Y))
-        py = tmp_y = to_single(Y);
+    /* Engine: resident operands run on the GPU unless "cpu" is asked for. */
     size_t es = single ? sizeof(float) : sizeof(double);
+    int resident = X.dev || Y.dev;
+    int gpu;
+    if (resident)
+        gpu = dev != DEV_CPU;
+    else
+        gpu = use_gpu(fn, dev, (size_t)numel_of(&X.sh) * es * (cx ? 2 : 1) +
+                                   (has_y ? (size_t)numel_of(&Y.sh) * es * (cy ? 2 : 1) : 0));
+
+    void *tmp_x = NULL, *tmp_y = NULL, *tmp_out = NULL;
+    const void *px = X.data, *py = has_y ? Y.data : NULL;
+    if (X.dev && !gpu)
+        px = tmp_x = gather_operand(fn, &X, es);
+    if (has_y && Y.dev && !gpu)
+        py = tmp_y = gather_operand(fn, &Y, es);
+    if (!X.dev && X.single != single)
+        px = tmp_x = single ? (void *)to_single(X.mx) : (void *)to_double(X.mx);
+    if (has_y && !Y.dev && Y.single != single)
+        py = tmp_y = single ? (void *)to_single(Y.mx) : (void *)to_double(Y.mx);
     int64_t bx = group_extent(&sx, &sb, 0, d), ax = group_extent(&sx, &sb, d + 1, nd);
     int64_t by = group_extent(&sy, &sb, 0, d), ay = group_extent(&sy, &sb, d + 1, nd);
+    if ((bx < 0 || ax < 0) || (has_y && (by < 0 || ay < 0))) {
+        if ((X.dev && gpu && (bx < 0 || ax < 0)) || (Y.dev && gpu && (by < 0 || ay < 0)))
+            mexErrMsgIdAndTxt("gpudot:sizeMismatch",
+                              "%s: this broadcast pattern needs a copy of a garray operand; "
+                              "gather it first", fn);
+    }
     if (bx < 0 || ax < 0) {
         void *e = expand(px, &sx, &sb, nd, es * (cx ? 2 : 1));
         if (tmp_x)
@@ -451,18 +579,26 @@ static void op_reduce(const char *fn, gpudot_op op, int nrhs, const mxArray *prh
     }
     r.x = px;
     r.y = py;
+    r.x_dev = X.dev && gpu;
+    r.y_dev = has_y && Y.dev && gpu;
     r.bx = bx, r.kx = sx.d[d], r.ax = ax;
     r.by = by, r.ky = sy.d[d], r.ay = ay;
+    r.out = out;
+    int64_t nout = r.nb * r.na, ocomp = has_y && (cx || cy) ? 2 : 1;
+    if (out_single && !single) /* computed in double for a single result */
+        r.out = tmp_out = mxMalloc((size_t)(nout * ocomp) * sizeof(double));
 
-    size_t bytes = (size_t)(r.bx * r.kx * r.ax) * es * (cx ? 2 : 1) +
-                   (has_y ? (size_t)(r.by * r.ky * r.ay) * es * (cy ? 2 : 1) : 0);
-    gpudot_status st;
-    int gpu = use_gpu(fn, dev, bytes);
-    st = gpu ? gpudot_cuda_dot(&r, poll_interrupt) : gpudot_cpu_dot(&r, poll_interrupt);
+    gpudot_status st = gpu ? gpudot_cuda_dot(&r, poll_interrupt) : gpudot_cpu_dot(&r, poll_interrupt);
+    if (st == GPUDOT_OK && tmp_out) {
+        for (int64_t i = 0; i < nout * ocomp; i++)
+            ((float *)out)[i] = (float)((double *)tmp_out)[i];
+    }
     if (tmp_x)
         mxFree(tmp_x);
     if (tmp_y)
         mxFree(tmp_y);
+    if (tmp_out)
+        mxFree(tmp_out);
     if (gpu)
         update_lock();
     if (st == GPUDOT_INTERRUPTED)
@@ -471,12 +607,96 @@ static void op_reduce(const char *fn, gpudot_op op, int nrhs, const mxArray *prh
         raise_status(fn, st, gpu ? gpudot_cuda_last_error() : "");
 }
 
+/* ---- garray ops ---- */
+
+/* [id, on_device] = __gpudot__ ("garray_new", x) */
+static void op_garray_new(int nrhs, const mxArray *prhs[], mxArray *plhs[])
+{
+    if (nrhs != 2 || !is_float_array(prhs[1]))
+        mexErrMsgIdAndTxt("gpudot:badType",
+                          "garray: X must be a full single or double array (real or complex)");
+    const mxArray *a = prhs[1];
+    if (mxGetNumberOfDimensions(a) > MAXDIMS)
+        mexErrMsgIdAndTxt("gpudot:badDim", "garray: at most %d dimensions are supported", MAXDIMS);
+    if (ngarr == cap_garr) {
+        size_t nc = cap_garr ? 2 * cap_garr : 16;
+        garr_t *g = realloc(garr, nc * sizeof *g);
+        if (!g)
+            mexErrMsgIdAndTxt("gpudot:outOfMemory", "garray: out of host memory");
+        garr = g;
+        cap_garr = nc;
+    }
+    garr_t e;
+    memset(&e, 0, sizeof e);
+    e.id = next_garr_id++;
+    e.single = mxIsSingle(a);
+    e.cplx = mxIsComplex(a);
+    e.nd = (int)mxGetNumberOfDimensions(a);
+    memcpy(e.dims, mxGetDimensions(a), (size_t)e.nd * sizeof(mwSize));
+    e.bytes = mxGetNumberOfElements(a) * (e.single ? 4 : 8) * (e.cplx ? 2 : 1);
+    if (gpudot_cuda_available()) {
+        gpudot_status st = gpudot_cuda_malloc(&e.d, e.bytes);
+        if (st == GPUDOT_OUT_OF_MEMORY) {
+            gpudot_cuda_info_t in;
+            gpudot_cuda_info(&in);
+            mexErrMsgIdAndTxt("gpudot:outOfMemory",
+                              "garray: cannot allocate %zu bytes on the device (%zu bytes free)",
+                              e.bytes, in.mem_free);
+        }
+        if (st != GPUDOT_OK)
+            raise_status("garray", st, gpudot_cuda_last_error());
+        if ((st = gpudot_cuda_copy(e.d, data_of(a), e.bytes, 1)) != GPUDOT_OK) {
+            gpudot_cuda_free(e.d);
+            raise_status("garray", st, gpudot_cuda_last_error());
+        }
+    } else if (!warned_no_device) {
+        warned_no_device = 1;
+        mexWarnMsgIdAndTxt("gpudot:noDevice",
+                           "garray: no usable CUDA device (%s); keeping data on the host",
+                           gpudot_cuda_last_error());
+    }
+    garr[ngarr++] = e;
+    update_lock();
+    plhs[0] = mxCreateDoubleScalar((double)e.id);
+    plhs[1] = mxCreateLogicalScalar(e.d != NULL);
+}
+
+/* __gpudot__ ("garray_free", id): unknown ids are ignored (delete may run twice, or after
+ * the registry was emptied at exit). */
+static void op_garray_free(int nrhs, const mxArray *prhs[])
+{
+    if (nrhs != 2 || !mxIsNumeric(prhs[1]) || mxGetNumberOfElements(prhs[1]) != 1)
+        mexErrMsgIdAndTxt("gpudot:badOption", "__gpudot__: garray_free needs an id");
+    garr_t *g = garr_find((int64_t)mxGetScalar(prhs[1]));
+    if (!g)
+        return;
+    gpudot_cuda_free(g->d);
+    *g = garr[--ngarr];
+    update_lock();
+}
+
+/* x = __gpudot__ ("garray_gather", id) */
+static void op_garray_gather(int nrhs, const mxArray *prhs[], mxArray *plhs[])
+{
+    const garr_t *g = nrhs == 2 ? garray_of(prhs[1]) : NULL;
+    if (!g && nrhs == 2 && mxIsNumeric(prhs[1]) && mxGetNumberOfElements(prhs[1]) == 1)
+        g = garr_find((int64_t)mxGetScalar(prhs[1]));
+    if (!g || !g->d)
+        mexErrMsgIdAndTxt("gpudot:badType", "gather: not a garray on the device");
+    void *data;
+    plhs[0] = make_out(g->nd, g->dims, g->single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, g->cplx, &data);
+    gpudot_status st = gpudot_cuda_copy(data, g->d, g->bytes, 0);
+    if (st != GPUDOT_OK)
+        raise_status("gather", st, gpudot_cuda_last_error());
+}
+
 static void op_info(mxArray *plhs[])
 {
     static const char *fields[] = {"version",         "backend",        "built_with_cuda",
                                    "device",          "device_name",    "compute_capability",
                                    "multiprocessors", "memory_total",   "memory_free",
-                                   "driver_version",  "runtime_version", "staging_bytes"};
+                                   "driver_version",  "runtime_version", "staging_bytes",
+                                   "garrays",         "garray_bytes"};
     gpudot_cuda_info_t in;
     gpudot_status st = gpudot_cuda_info(&in);
     if (st != GPUDOT_OK)
@@ -498,6 +718,11 @@ static void op_info(mxArray *plhs[])
     snprintf(buf, sizeof buf, "%d.%d", in.runtime_version / 1000, in.runtime_version % 1000 / 10);
     mxSetField(s, 0, "runtime_version", mxCreateString(in.runtime_version ? buf : ""));
     mxSetField(s, 0, "staging_bytes", mxCreateDoubleScalar((double)in.staging_bytes));
+    size_t gb = 0;
+    for (size_t i = 0; i < ngarr; i++)
+        gb += garr[i].bytes;
+    mxSetField(s, 0, "garrays", mxCreateDoubleScalar((double)ngarr));
+    mxSetField(s, 0, "garray_bytes", mxCreateDoubleScalar((double)gb));
     plhs[0] = s;
 }
 
@@ -518,6 +743,12 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         op_info(plhs);
     } else if (!strcmp(op, "gpu_available")) {
         plhs[0] = mxCreateLogicalScalar(gpudot_cuda_available() != 0);
+    } else if (!strcmp(op, "garray_new")) {
+        op_garray_new(nrhs, prhs, plhs);
+    } else if (!strcmp(op, "garray_free")) {
+        op_garray_free(nrhs, prhs);
+    } else if (!strcmp(op, "garray_gather")) {
+        op_garray_gather(nrhs, prhs, plhs);
     } else if (!strcmp(op, "release")) {
         gpudot_cuda_release();
         update_lock();
