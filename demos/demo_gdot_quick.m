@@ -47,3 +47,21 @@ for d = devs
   endfor
   printf ("  gdot device=%-8s %8.3f ms\n", d{1}, 1e3 * median (t));
 endfor
+
+printf ("\ngnorm never overflows or underflows where the norm is representable:\n");
+printf ("  norm ([1e200 1e200]) = %g   gnorm = %g\n", norm ([1e200 1e200]), gnorm ([1e200 1e200]));
+printf ("  gnorm ([1e-310 1e-310]) = %g\n", gnorm ([1e-310 1e-310]));
+printf ("  gcosine ([1e200 0], [1e200 0]) = %g\n", gcosine ([1e200 0], [1e200 0]));
+
+printf ("\nresident data (garray): one query against 2^14 columns of 768 singles\n");
+D = single (randn (768, 2^14));  q = single (randn (768, 1));
+G = garray (D);
+gcosine (q, G);
+t = zeros (1, 7);  tc = t;
+for k = 1:7
+  tic; s = gcosine (q, G); t(k) = toc;
+  tic; sc = gcosine (q, D, "device", "cpu"); tc(k) = toc;
+endfor
+printf ("  gcosine on the garray %8.3f ms, on host data (CPU engine) %8.3f ms, max diff %.1e\n",
+        1e3 * median (t), 1e3 * median (tc), max (abs (double (s) - double (sc))));
+clear G

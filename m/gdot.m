@@ -63,18 +63,12 @@
 
 function d = gdot (x, y, varargin)
 
-  if (nargin == 2)                  # fast path: nothing to parse
-    if (isa (x, "garray"))
-      x = x.ref;
-    endif
-    if (isa (y, "garray"))
-      y = y.ref;
-    endif
-    if ((isfloat (x) || isstruct (x)) && (isfloat (y) || isstruct (y))
-        && ! issparse (x) && ! issparse (y))
-      d = __gpudot__ ("dot", x, y);
-      return;
-    endif
+  if (nargin == 2 && ((isfloat (x) && ! issparse (x)) || isobject (x))
+      && ((isfloat (y) && ! issparse (y)) || isobject (y)))
+    ## fast path: nothing to parse or convert; the gateway reads garray objects itself
+    ## and rejects other objects
+    d = __gpudot__ ("dot", x, y);
+    return;
   elseif (nargin < 2)
     print_usage ();
   endif

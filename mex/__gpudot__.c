@@ -371,6 +371,13 @@ static const garr_t *garray_of(const mxArray *a)
 static void resolve(const char *fn, const char *name, const mxArray *a, operand_t *o)
 {
     memset(o, 0, sizeof *o);
+    if (mxIsClass(a, "garray")) {
+        /* a garray object itself (gdot's fast path): its ref property is the reference
+         * struct, or the data where no GPU is usable */
+        a = mxGetProperty(a, 0, "ref");
+        if (!a)
+            mexErrMsgIdAndTxt("gpudot:badType", "%s: %s is not a valid garray", fn, name);
+    }
     if (mxIsStruct(a) && mxGetNumberOfElements(a) == 1 && mxGetField(a, 0, "garray_id")) {
         const garr_t *g = garray_of(a);
         if (!g || !g->d)
