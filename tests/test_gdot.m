@@ -169,6 +169,17 @@
 %! assert (! mislocked ("__gpudot__"));
 %! assert (gdot (x, x, "device", "gpu"), x' * x, -1e-12);
 %!testif ; gpudot_gpu_available ()
+%! ## 64-bit indexing: one vector of 2^31 + 5 elements (8 GiB single), host and resident
+%! n = 2^31 + 5;
+%! x = ones (n, 1, "single");
+%! assert (gdot (x, x, "device", "gpu"), single (n));
+%! assert (gnorm (x, 1, "device", "gpu"), single (n));
+%! g = garray (x);
+%! clear x
+%! assert (gdot (g, g), single (n));
+%! clear g
+%! __gpudot__ ("release");
+%!testif ; gpudot_gpu_available ()
 %! ## gpudot_info on a GPU machine
 %! s = gpudot_info ();
 %! assert (s.backend, "cuda");
