@@ -375,6 +375,24 @@ void gpudot_cuda_set_staging_cap(size_t bytes)
     E.staging_cap = bytes;
 }
 
+/* Validates a request and makes sure a device is there. */
+static gpudot_status begin(const gpudot_dot_req *r)
+{
+    gpudot_status st = gpudot_check_req(r);
+    return st != GPUDOT_OK ? st : probe();
+}
+
+/* Whether all outputs fit one launch's grid (unchunked paths). */
+static gpudot_status one_launch(const gpudot_dot_req *r)
+{
+    int64_t nout = r->nb * r->na;
+    int64_t gx = r->nb > 1 ? (nout + kThreads - 1) / kThreads : r->na;
+    if (gx <= kMaxGridX / 64)
+        return GPUDOT_OK;
+    snprintf(E.err, sizeof E.err, "%lld outputs are more than one launch takes", (long long)nout);
+    return GPUDOT_SIZE_MISMATCH;
+}
+
 /* Some operand is resident on the device: host operands (small, typically a query) are
  * uploaded whole for this call, one launch, the result copied back.  No chunking: the
  * resident operand is already on the device, the host one must fit beside it. */
@@ -385,13 +403,9 @@ static gpudot_status dot_resident(const gpudot_dot_req *r)
     size_t esx = esize(r->type, r->cx), esy = esize(r->type, r->cy), eso = esize(r->type, cplx);
     size_t bx = (size_t)(r->bx * r->kx * r->ax) * esx, by = (size_t)(r->by * r->ky * r->ay) * esy;
     size_t bo = (size_t)(r->nb * r->na) * eso;
-    int64_t nout = r->nb * r->na;
-    int64_t gx = r->nb > 1 ? (nout + kThreads - 1) / kThreads : r->na;
-    if (gx > kMaxGridX / 64) {
-        snprintf(E.err, sizeof E.err, "%lld outputs are more than one launch takes", (long long)nout);
-        return GPUDOT_SIZE_MISMATCH;
-    }
     gpudot_status st;
+    if ((st = one_launch(r)))
+        return st;
     const void *dx = r->x, *dy = r->y;
     if (!r->x_dev) {
         if ((st = buf_need(E.x, bx, "cudaMalloc (x)")))
@@ -426,10 +440,8 @@ static gpudot_status dot_resident(const gpudot_dot_req *r)
 
 gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
 {
-    gpudot_status st = gpudot_check_req(r);
+    gpudot_status st = begin(r);
     if (st != GPUDOT_OK)
-        return st;
-    if ((st = probe()) != GPUDOT_OK)
         return st;
     if (r->nb == 0 || r->na == 0)
         return GPUDOT_OK;
@@ -535,19 +547,11 @@ gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
 
 gpudot_status gpudot_cuda_reduce_dev(const gpudot_dot_req *r)
 {
-    gpudot_status st = gpudot_check_req(r);
-    if (st != GPUDOT_OK)
+    gpudot_status st = begin(r);
+    if (st != GPUDOT_OK || r->nb == 0 || r->na == 0)
         return st;
-    if ((st = probe()) != GPUDOT_OK)
+    if ((st = one_launch(r)))
         return st;
-    if (r->nb == 0 || r->na == 0)
-        return GPUDOT_OK;
-    int64_t nout = r->nb * r->na;
-    int64_t gx = r->nb > 1 ? (nout + kThreads - 1) / kThreads : r->na;
-    if (gx > kMaxGridX / 64) {
-        snprintf(E.err, sizeof E.err, "%lld outputs are more than one launch takes", (long long)nout);
-        return GPUDOT_SIZE_MISMATCH;
-    }
     return run_kernel(r, r->x, r->y, r->out, 0, 1);
 }
 

@@ -15,14 +15,7 @@ function check_cosine (x, y, dimargs, accum, device)
   if (isempty (dimargs) && isvector (x) && isvector (y) && numel (x) == numel (y))
     x = x(:);  y = y(:);
   endif
-  if (isempty (dimargs))
-    dim = find (size (x .* y) != 1, 1);
-    if (isempty (dim))
-      dim = 1;
-    endif
-  else
-    dim = dimargs{1};
-  endif
+  dim = reduce_dim (size (x .* y), dimargs);
   ref = ref_cosine (x, y, dim);
   n = size (x .* y, dim);
   assert (class (got), ifelse (single_out, "single", "double"));

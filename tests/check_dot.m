@@ -20,15 +20,7 @@ function check_dot (x, y, dimargs, accum, device, exact)
   if (isempty (dimargs) && isvector (x) && isvector (y) && numel (x) == numel (y))
     xd = xd(:);  yd = yd(:);
   endif
-  if (isempty (dimargs))
-    sz = size (xd .* yd);
-    dim = find (sz != 1, 1);
-    if (isempty (dim))
-      dim = 1;
-    endif
-  else
-    dim = dimargs{1};
-  endif
+  dim = reduce_dim (size (xd .* yd), dimargs);
   ref = sum (conj (xd) .* yd, dim);
   mag = sum (abs (xd) .* abs (yd), dim);
   if (isequal (size (x), size (y)) || (isempty (dimargs) && isvector (x) && isvector (y)

@@ -7,14 +7,7 @@
 function check_norm (x, p, dimargs, accum, device)
 
   got = gnorm (x, p, dimargs{:}, "accum", accum, "device", device);
-  if (isempty (dimargs))
-    dim = find (size (x) != 1, 1);
-    if (isempty (dim))
-      dim = 1;
-    endif
-  else
-    dim = dimargs{1};
-  endif
+  dim = reduce_dim (size (x), dimargs);
   [ref, n] = ref_norm (x, p, dim);
   if (dim > ndims (x))
     n = 1;

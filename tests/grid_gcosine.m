@@ -21,11 +21,11 @@ function cases = grid_gcosine ()
         endif
         for a = 1:numel (accums)
           for d = 1:numel (devices)
-            name = sprintf ("vec n=%d %s/%s cplx=%d%d %s %s", n, classes{c, :}, cplx(z, :),
-                            accums{a}, devices{d});
+            name = sprintf ("vec n=%d %s/%s cplx=%d%d %s", n, classes{c, :}, cplx(z, :),
+                            accums{a});
             seed = numel (cases) + 1;
-            cases{end+1} = struct ("name", name, "gpu", strcmp (devices{d}, "gpu"),
-                                   "fn", @() check_cosine (make_data ([n 1], classes{c, 1}, cplx(z, 1), seed),
+            cases{end+1} = make_case (name, devices{d},
+                                   @() check_cosine (make_data ([n 1], classes{c, 1}, cplx(z, 1), seed),
                                                            make_data ([1 n], classes{c, 2}, cplx(z, 2), seed + 1e6),
                                                            {}, accums{a}, devices{d}));
           endfor
@@ -42,13 +42,13 @@ function cases = grid_gcosine ()
       for z = [1 4]
         for a = 1:numel (accums)
           for d = 1:numel (devices)
-            name = sprintf ("array %s vs %s dim=%d %s cplx=%d%d %s %s", mat2str (pairs{q, 1}),
+            name = sprintf ("array %s vs %s dim=%d %s cplx=%d%d %s", mat2str (pairs{q, 1}),
                             mat2str (pairs{q, 2}), pairs{q, 3}, classes{c, 1}, cplx(z, :),
-                            accums{a}, devices{d});
+                            accums{a});
             seed = numel (cases) + 1;
             dimargs = ifelse (pairs{q, 3} == 0, {{}}, {{pairs{q, 3}}}){1};
-            cases{end+1} = struct ("name", name, "gpu", strcmp (devices{d}, "gpu"),
-                                   "fn", @() check_cosine (make_data (pairs{q, 1}, classes{c, 1}, cplx(z, 1), seed),
+            cases{end+1} = make_case (name, devices{d},
+                                   @() check_cosine (make_data (pairs{q, 1}, classes{c, 1}, cplx(z, 1), seed),
                                                            make_data (pairs{q, 2}, classes{c, 1}, cplx(z, 2), seed + 1e6),
                                                            dimargs, accums{a}, devices{d}));
           endfor
@@ -69,22 +69,13 @@ function cases = grid_gcosine ()
           if (z == 4)
             x = complex (x, x);  y = complex (y, -y);
           endif
-          name = sprintf ("scale %s vs %s cplx=%d %s %s", mat2str (double (scaled{q, 1}), 3),
-                          mat2str (double (scaled{q, 2}), 3), z == 4, accums{a}, devices{d});
-          cases{end+1} = struct ("name", name, "gpu", strcmp (devices{d}, "gpu"),
-                                 "fn", @() check_cosine (x, y, {}, accums{a}, devices{d}));
+          name = sprintf ("scale %s vs %s cplx=%d %s", mat2str (double (scaled{q, 1}), 3),
+                          mat2str (double (scaled{q, 2}), 3), z == 4, accums{a});
+          cases{end+1} = make_case (name, devices{d},
+                                 @() check_cosine (x, y, {}, accums{a}, devices{d}));
         endfor
       endfor
     endfor
   endfor
 
-endfunction
-
-function x = make_data (sz, cls, iscplx, seed)
-  randn ("seed", seed);
-  x = randn (sz);
-  if (iscplx)
-    x = complex (x, randn (sz));
-  endif
-  x = cast (x, cls);
 endfunction

@@ -29,14 +29,14 @@ function cases = grid_gdot ()
           for a = 1:numel (accums)
             for d = 1:numel (devices)
               for exact = [false true]
-                name = sprintf ("vec n=%d %s/%s %s/%s cplx=%d%d %s %s%s", n, orients{o, :},
-                                classes{c, :}, cplx(z, :), accums{a}, devices{d},
+                name = sprintf ("vec n=%d %s/%s %s/%s cplx=%d%d %s%s", n, orients{o, :},
+                                classes{c, :}, cplx(z, :), accums{a},
                                 ifelse (exact, " exact", ""));
                 seed = numel (cases) + 1;
-                cases{end+1} = struct ("name", name, "gpu", strcmp (devices{d}, "gpu"),
-                                       "fn", @() vec_case (n, orients(o, :), classes(c, :),
-                                                           cplx(z, :), accums{a},
-                                                           devices{d}, exact, seed));
+                cases{end+1} = make_case (name, devices{d},
+                                          @() vec_case (n, orients(o, :), classes(c, :),
+                                                        cplx(z, :), accums{a},
+                                                        devices{d}, exact, seed));
               endfor
             endfor
           endfor
@@ -54,13 +54,12 @@ function cases = grid_gdot ()
         for z = [1 2 4]
           for a = 1:numel (accums)
             for d = 1:numel (devices)
-              name = sprintf ("array %s dim=%d %s cplx=%d%d %s %s", mat2str (sz), dim,
-                              classes{c, 1}, cplx(z, :), accums{a}, devices{d});
+              name = sprintf ("array %s dim=%d %s cplx=%d%d %s", mat2str (sz), dim,
+                              classes{c, 1}, cplx(z, :), accums{a});
               seed = numel (cases) + 1;
-              cases{end+1} = struct ("name", name, "gpu", strcmp (devices{d}, "gpu"),
-                                     "fn", @() array_case (sz, sz, dim, classes{c, 1},
-                                                           cplx(z, :), accums{a},
-                                                           devices{d}, seed));
+              cases{end+1} = make_case (name, devices{d},
+                                        @() array_case (sz, sz, dim, classes{c, 1}, cplx(z, :),
+                                                        accums{a}, devices{d}, seed));
             endfor
           endfor
         endfor
@@ -76,34 +75,18 @@ function cases = grid_gdot ()
     for a = 1:numel (accums)
       for d = 1:numel (devices)
         for z = [1 4]
-          name = sprintf ("broadcast %s vs %s dim=%d cplx=%d%d %s %s", mat2str (pairs{p, 1}),
-                          mat2str (pairs{p, 2}), pairs{p, 3}, cplx(z, :), accums{a}, devices{d});
+          name = sprintf ("broadcast %s vs %s dim=%d cplx=%d%d %s", mat2str (pairs{p, 1}),
+                          mat2str (pairs{p, 2}), pairs{p, 3}, cplx(z, :), accums{a});
           seed = numel (cases) + 1;
-          cases{end+1} = struct ("name", name, "gpu", strcmp (devices{d}, "gpu"),
-                                 "fn", @() array_case (pairs{p, 1}, pairs{p, 2}, pairs{p, 3},
-                                                       "double", cplx(z, :), accums{a},
-                                                       devices{d}, seed));
+          cases{end+1} = make_case (name, devices{d},
+                                    @() array_case (pairs{p, 1}, pairs{p, 2}, pairs{p, 3},
+                                                    "double", cplx(z, :), accums{a},
+                                                    devices{d}, seed));
         endfor
       endfor
     endfor
   endfor
 
-endfunction
-
-function x = make_data (sz, cls, iscplx, exact, seed)
-  rand ("seed", seed);  randn ("seed", seed);
-  if (exact)                     # integers in [-2, 2]: every sum below is exact
-    x = round (4 * rand (sz) - 2);
-    if (iscplx)
-      x = complex (x, round (4 * rand (sz) - 2));
-    endif
-  else
-    x = randn (sz);
-    if (iscplx)
-      x = complex (x, randn (sz));
-    endif
-  endif
-  x = cast (x, cls);
 endfunction
 
 function vec_case (n, orient, cls, cplx, accum, device, exact, seed)
@@ -113,14 +96,14 @@ function vec_case (n, orient, cls, cplx, accum, device, exact, seed)
       szs{i} = [1 n];
     endif
   endfor
-  x = make_data (szs{1}, cls{1}, cplx(1), exact, seed);
-  y = make_data (szs{2}, cls{2}, cplx(2), exact, seed + 1e6);
+  x = make_data (szs{1}, cls{1}, cplx(1), seed, exact);
+  y = make_data (szs{2}, cls{2}, cplx(2), seed + 1e6, exact);
   check_dot (x, y, {}, accum, device, exact);
 endfunction
 
 function array_case (szx, szy, dim, cls, cplx, accum, device, seed)
-  x = make_data (szx, cls, cplx(1), false, seed);
-  y = make_data (szy, cls, cplx(2), false, seed + 1e6);
+  x = make_data (szx, cls, cplx(1), seed);
+  y = make_data (szy, cls, cplx(2), seed + 1e6);
   if (dim == 0)
     check_dot (x, y, {}, accum, device, false);
   else

@@ -21,11 +21,11 @@ function cases = grid_gnorm ()
           endif
           for a = 1:numel (accums)
             for d = 1:numel (devices)
-              name = sprintf ("vec n=%d %s cplx=%d p=%s %s %s", n, cls{1}, cplx,
-                              num2str (ps{ip}), accums{a}, devices{d});
+              name = sprintf ("vec n=%d %s cplx=%d p=%s %s", n, cls{1}, cplx,
+                              num2str (ps{ip}), accums{a});
               seed = numel (cases) + 1;
-              cases{end+1} = struct ("name", name, "gpu", strcmp (devices{d}, "gpu"),
-                                     "fn", @() check_norm (make_data ([1 n], cls{1}, cplx, seed),
+              cases{end+1} = make_case (name, devices{d},
+                                     @() check_norm (make_data ([1 n], cls{1}, cplx, seed),
                                                            ps{ip}, {}, accums{a}, devices{d}));
             endfor
           endfor
@@ -43,12 +43,12 @@ function cases = grid_gnorm ()
           for ip = [1 2 3 6]
             for a = 1:numel (accums)
               for d = 1:numel (devices)
-                name = sprintf ("array %s dim=%d %s cplx=%d p=%s %s %s", mat2str (sz), dim,
-                                cls{1}, cplx, num2str (ps{ip}), accums{a}, devices{d});
+                name = sprintf ("array %s dim=%d %s cplx=%d p=%s %s", mat2str (sz), dim,
+                                cls{1}, cplx, num2str (ps{ip}), accums{a});
                 seed = numel (cases) + 1;
                 dimargs = ifelse (dim == 0, {{}}, {{dim}}){1};
-                cases{end+1} = struct ("name", name, "gpu", strcmp (devices{d}, "gpu"),
-                                       "fn", @() check_norm (make_data (sz, cls{1}, cplx, seed),
+                cases{end+1} = make_case (name, devices{d},
+                                       @() check_norm (make_data (sz, cls{1}, cplx, seed),
                                                              ps{ip}, dimargs, accums{a},
                                                              devices{d}));
               endfor
@@ -68,15 +68,15 @@ function cases = grid_gnorm ()
       for a = 1:numel (accums)
         for d = 1:numel (devices)
           for cplx = [false true]
-            name = sprintf ("scale %s p=%s cplx=%d %s %s", mat2str (double (big{b}), 3),
-                            num2str (ps{ip}), cplx, accums{a}, devices{d});
+            name = sprintf ("scale %s p=%s cplx=%d %s", mat2str (double (big{b}), 3),
+                            num2str (ps{ip}), cplx, accums{a});
             x = big{b};
             if (cplx)
               x = complex (x, x / 2);
             endif
             ## huge and tiny columns side by side: a 2-D array reduces along dim 1
-            cases{end+1} = struct ("name", name, "gpu", strcmp (devices{d}, "gpu"),
-                                   "fn", @() check_norm (x, ps{ip}, {}, accums{a}, devices{d}));
+            cases{end+1} = make_case (name, devices{d},
+                                   @() check_norm (x, ps{ip}, {}, accums{a}, devices{d}));
           endfor
         endfor
       endfor
@@ -85,20 +85,10 @@ function cases = grid_gnorm ()
   ## huge and normal columns in one call, every p
   for ip = 1:numel (ps)
     for d = 1:numel (devices)
-      cases{end+1} = struct ("name", sprintf ("mixed columns p=%s %s", num2str (ps{ip}), devices{d}),
-                             "gpu", strcmp (devices{d}, "gpu"),
-                             "fn", @() check_norm ([1e200 1 1e-310; 1e200 2 1e-310; 3e200 3 0],
+      cases{end+1} = make_case (sprintf ("mixed columns p=%s", num2str (ps{ip})), devices{d},
+                                @() check_norm ([1e200 1 1e-310; 1e200 2 1e-310; 3e200 3 0],
                                                    ps{ip}, {}, "double", devices{d}));
     endfor
   endfor
 
-endfunction
-
-function x = make_data (sz, cls, iscplx, seed)
-  randn ("seed", seed);
-  x = randn (sz);
-  if (iscplx)
-    x = complex (x, randn (sz));
-  endif
-  x = cast (x, cls);
 endfunction
