@@ -30,7 +30,7 @@ deps:
 	    octave liboctave-dev >/dev/null; }
 
 $(MEX): deps FORCE
-	@$(MAKE) --no-print-directory -f mex.mk SRC=. OUT=$(BUILD)
+	@$(MAKE) --no-print-directory -f mex.mk SRC=. OUT=$(BUILD) LINK_ENTRIES=1
 
 check: $(MEX)
 	GPUDOT_MEXDIR=$(BUILD) $(OCTAVE) $(OCTFLAGS) tests/run_tests.m
@@ -45,7 +45,8 @@ dist: deps
 	cp -r m/. $(DIST)/inst/
 	cp -r mex cpu cuda include $(DIST)/src/
 	cp mex.mk $(DIST)/src/Makefile
-	cp DESCRIPTION INDEX COPYING README.md $(DIST)/
+	echo __gpudot__.mex > $(DIST)/src/FILES
+	cp DESCRIPTION INDEX COPYING README.md post_install.m $(DIST)/
 	tar --sort=name --mtime="$(DATE) 00:00Z" --owner=0 --group=0 --numeric-owner \
 	    -C $(BUILD)/dist -cf - $(NAME)-$(VERSION) | gzip -n > $(NAME)-$(VERSION).tar.gz
 	@echo "wrote $(NAME)-$(VERSION).tar.gz"

@@ -1,5 +1,7 @@
-# Builds __gpudot__.mex.  Used in place (make -f mex.mk SRC=. OUT=build) and, copied to
-# src/Makefile by `make dist`, by `pkg install` (SRC=. OUT=.).
+# Builds __gpudot__.mex.  Used in place (make -f mex.mk SRC=. OUT=build LINK_ENTRIES=1,
+# which also links gdot.mex, gnorm.mex, gcosine.mex to it, each beside its .m for help) and,
+# copied to src/Makefile by `make dist`, by `pkg install` (SRC=. OUT=.; there post_install.m
+# makes the links, since pkg copies files and a copy would be a second, separate library).
 #
 #   CUDA_HOME, NVCC     CUDA toolkit (default /usr/local/cuda); without nvcc: a CPU-only MEX
 #   MKOCTFILE           Octave's mkoctfile
@@ -33,9 +35,14 @@ ENGINE_LIBS :=
 endif
 
 MEX := $(OUT)/__gpudot__.mex
+# Public entry points: hard links to the one MEX (one file, one state); see post_install.m.
+ENTRIES := gdot gnorm gcosine
 OCTLIBDIR := $(shell $(MKOCTFILE) -p OCTLIBDIR 2>/dev/null)
 
 all: $(MEX)
+ifeq ($(LINK_ENTRIES),1)
+	for f in $(ENTRIES); do ln -f $(MEX) $(OUT)/$$f.mex && cp $(SRC)/m/$$f.m $(OUT)/; done
+endif
 ifneq ($(HAVE_NVCC),yes)
 	@echo "gpudot: nvcc not found ($(NVCC)): built a CPU-only MEX"
 endif
@@ -55,7 +62,7 @@ $(MEX): $(SRC)/mex/__gpudot__.c $(SRC)/include/gpudot.h $(ENGINE_OBJS)
 	    $(ENGINE_OBJS) $(ENGINE_LIBS) -lgomp -L$(OCTLIBDIR) -loctinterp -loctave -Wl,--no-undefined
 
 clean:
-	rm -rf $(OBJ) $(MEX) $(OUT)/__gpudot__.o
+	rm -rf $(OBJ) $(MEX) $(OUT)/__gpudot__.o $(foreach f,$(ENTRIES),$(OUT)/$(f).mex $(OUT)/$(f).m)
 
 .PHONY: all clean
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mex.h"
 #include "octave-config.h"
@@ -315,11 +316,11 @@ static int parse_p(const mxArray *a, int *pk, double *p)
         int ok = 1;
         if (!s)
             return 0;
-        if (!strcmp(s, "fro"))
+        if (!strcasecmp(s, "fro"))
             *pk = GD_P_TWO, *p = 2;
-        else if (!strcmp(s, "inf") || !strcmp(s, "Inf"))
+        else if (!strcasecmp(s, "inf"))
             *pk = GD_P_INF, *p = INFINITY;
-        else if (!strcmp(s, "-inf") || !strcmp(s, "-Inf"))
+        else if (!strcasecmp(s, "-inf"))
             *pk = GD_P_NEGINF, *p = -INFINITY;
         else
             ok = 0;
@@ -430,44 +431,154 @@ static void *gather_operand(const char *fn, const operand_t *o, size_t es)
  * form, expanding an operand only where its broadcast pattern cannot be described by
  * whole-group strides.  X and Y may be resident garrays (see garray.m).
  */
-static void op_reduce(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
-                      mxArray *plhs[])
+/* One parsed reduction call, from either entry (see parse_internal, parse_public). */
+typedef struct {
+    const mxArray *x, *y; /* y unused for norms */
+    const mxArray *p;     /* norms: P, or NULL for 2 */
+    int have_dim;
+    int64_t dim;
+    gpudot_accum accum;
+    int dev;
+} call_t;
+
+static void bad_dim(const char *fn)
+{
+    mexErrMsgIdAndTxt("gpudot:badDim", "%s: DIM must be a positive integer scalar", fn);
+}
+
+static void parse_dim(const char *fn, const mxArray *D, call_t *c)
+{
+    double dv = (mxIsNumeric(D) && !mxIsComplex(D) && mxGetNumberOfElements(D) == 1)
+                    ? mxGetScalar(D) : NAN;
+    if (!(dv >= 1 && dv == floor(dv) && dv <= 1e15))
+        bad_dim(fn);
+    c->have_dim = 1;
+    c->dim = (int64_t)dv;
+}
+
+static void bad_accum(const char *fn)
+{
+    mexErrMsgIdAndTxt("gpudot:badOption",
+                      "%s: \"accum\" must be \"native\", \"double\" or \"compensated\"", fn);
+}
+
+static void bad_device(const char *fn)
+{
+    mexErrMsgIdAndTxt("gpudot:badOption", "%s: \"device\" must be \"auto\", \"gpu\" or \"cpu\"", fn);
+}
+
+/* __gpudot__ (op, X, Y or P, dim, accum, device): fixed slots, [] for defaults. */
+static void parse_internal(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
+                           call_t *c)
 {
     int has_y = op != GPUDOT_OP_NORM;
+    memset(c, 0, sizeof *c);
+    c->accum = GPUDOT_ACC_DOUBLE;
+    c->dev = DEV_AUTO;
     if (nrhs < IN_X + 1 || nrhs > IN_END || (has_y && nrhs < IN_Y + 1))
         mexErrMsgIdAndTxt("gpudot:badOption", "%s: expected %d to 5 arguments after the op", fn,
                           has_y ? 2 : 1);
-    operand_t X, Y;
-    resolve(fn, "X", prhs[IN_X], &X);
+    c->x = prhs[IN_X];
     if (has_y)
-        resolve(fn, "Y", prhs[IN_Y], &Y);
+        c->y = prhs[IN_Y];
+    else if (nrhs > IN_Y && !mxIsEmpty(prhs[IN_Y]))
+        c->p = prhs[IN_Y];
+    if (nrhs > IN_DIM && !mxIsEmpty(prhs[IN_DIM]))
+        parse_dim(fn, prhs[IN_DIM], c);
+    if (nrhs > IN_ACCUM && !parse_accum(prhs[IN_ACCUM], &c->accum))
+        bad_accum(fn);
+    if (nrhs > IN_DEVICE && !parse_device(prhs[IN_DEVICE], &c->dev))
+        bad_device(fn);
+}
+
+/* Whether a is one of the option names (any case). */
+static int is_option_name(const mxArray *a)
+{
+    char buf[16];
+    if (!mxIsChar(a) || mxGetNumberOfElements(a) >= sizeof buf)
+        return 0;
+    mxGetString(a, buf, sizeof buf);
+    return !strcasecmp(buf, "accum") || !strcasecmp(buf, "device");
+}
+
+/*
+ * The public entries, called as gdot (x, y, [dim], name, value, ...), gcosine (same) and
+ * gnorm (x, [p], [dim], name, value, ...): the .m files of the same names hold the help and
+ * the same logic for when they run instead of the MEX (see post_install.m).
+ */
+static void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
+                         call_t *c)
+{
+    int has_y = op != GPUDOT_OP_NORM;
+    int k = has_y ? 2 : 1;
+    memset(c, 0, sizeof *c);
+    c->accum = GPUDOT_ACC_DOUBLE;
+    c->dev = DEV_AUTO;
+    if (nrhs < k)
+        mexErrMsgIdAndTxt("Octave:invalid-fun-call", "Invalid call to %s.  Correct usage is:\n\n"
+                          " -- %s (X%s, ...)", fn, fn, has_y ? ", Y" : "");
+    c->x = prhs[0];
+    if (has_y)
+        c->y = prhs[1];
+    else if (k < nrhs && !is_option_name(prhs[k]))
+        c->p = prhs[k++];
+    if (k < nrhs && !mxIsChar(prhs[k]))
+        parse_dim(fn, prhs[k++], c);
+    if ((nrhs - k) % 2)
+        mexErrMsgIdAndTxt("gpudot:badOption", "%s: options must come in name/value pairs", fn);
+    for (; k < nrhs; k += 2) {
+        char name[16];
+        if (!mxIsChar(prhs[k]) || mxGetM(prhs[k]) > 1 || mxGetNumberOfElements(prhs[k]) >= sizeof name)
+            mexErrMsgIdAndTxt("gpudot:badOption", "%s: option names must be strings", fn);
+        mxGetString(prhs[k], name, sizeof name);
+        if (!strcasecmp(name, "accum")) {
+            if (!parse_accum(prhs[k + 1], &c->accum))
+                bad_accum(fn);
+        } else if (!strcasecmp(name, "device")) {
+            if (!parse_device(prhs[k + 1], &c->dev))
+                bad_device(fn);
+        } else {
+            mexErrMsgIdAndTxt("gpudot:badOption", "%s: unknown option \"%s\"", fn, name);
+        }
+    }
+}
+
+/* A public-entry operand as the engine takes it: integers to double (exact product sums),
+ * sparse to full, through Octave itself; non-numeric input is an error. */
+static const mxArray *public_operand(const char *fn, const char *name, const mxArray *a)
+{
+    if (mxIsClass(a, "garray"))
+        return a;
+    if (!mxIsNumeric(a))
+        mexErrMsgIdAndTxt("gpudot:badType",
+                          "%s: %s must be a numeric array (single, double, integer), not %s", fn,
+                          name, mxGetClassName(a));
+    mxArray *out = NULL, *in = (mxArray *)a;
+    if (mxIsSparse(a))
+        mexCallMATLAB(1, &out, 1, &in, "full");
+    else if (!mxIsDouble(a) && !mxIsSingle(a))
+        mexCallMATLAB(1, &out, 1, &in, "double");
+    return out ? out : a;
+}
+
+static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *plhs[])
+{
+    int has_y = op != GPUDOT_OP_NORM;
+    operand_t X, Y;
+    resolve(fn, "X", c->x, &X);
+    if (has_y)
+        resolve(fn, "Y", c->y, &Y);
     else
         Y = X, Y.dev = 0, Y.data = NULL;
     int pk = GD_P_TWO;
     double pval = 2;
-    if (!has_y && nrhs > IN_Y && !mxIsEmpty(prhs[IN_Y]) && !parse_p(prhs[IN_Y], &pk, &pval))
+    if (c->p && !mxIsEmpty(c->p) && !parse_p(c->p, &pk, &pval))
         mexErrMsgIdAndTxt("gpudot:badOption",
                           "%s: P must be a real scalar (not NaN), \"fro\", \"inf\" or \"-inf\"", fn);
-
-    int have_dim = 0;
-    int64_t dim = 0;
-    if (nrhs > IN_DIM && !mxIsEmpty(prhs[IN_DIM])) {
-        const mxArray *D = prhs[IN_DIM];
-        double dv = (mxIsNumeric(D) && !mxIsComplex(D) && mxGetNumberOfElements(D) == 1)
-                        ? mxGetScalar(D) : NAN;
-        if (!(dv >= 1 && dv == floor(dv) && dv <= 1e15))
-            mexErrMsgIdAndTxt("gpudot:badDim", "%s: DIM must be a positive integer scalar", fn);
-        have_dim = 1;
-        dim = (int64_t)dv;
-    }
-    gpudot_accum accum = GPUDOT_ACC_DOUBLE;
-    if (nrhs > IN_ACCUM && !parse_accum(prhs[IN_ACCUM], &accum))
-        mexErrMsgIdAndTxt("gpudot:badOption",
-                          "%s: \"accum\" must be \"native\", \"double\" or \"compensated\"", fn);
-    int dev = DEV_AUTO;
-    if (nrhs > IN_DEVICE && !parse_device(prhs[IN_DEVICE], &dev))
-        mexErrMsgIdAndTxt("gpudot:badOption", "%s: \"device\" must be \"auto\", \"gpu\" or \"cpu\"",
-                          fn);
+    int have_dim = c->have_dim;
+    int64_t dim = c->dim;
+    gpudot_accum accum = c->accum;
+    int dev = c->dev;
 
     shape_t sx = X.sh, sy = Y.sh, sb;
     if (sx.nd > MAXDIMS || sy.nd > MAXDIMS || dim > MAXDIMS)
@@ -733,19 +844,46 @@ static void op_info(mxArray *plhs[])
     plhs[0] = s;
 }
 
+/* The public names: gdot.mex, gnorm.mex and gcosine.mex are hard links to this file (one
+ * loaded library, one state: the dynamic loader maps one inode once), so Octave calls the
+ * gateway directly, without an interpreted wrapper in between (~15-30 us a call). */
+static const struct {
+    const char *name;
+    gpudot_op op;
+} public_entries[] = {{"gdot", GPUDOT_OP_DOT}, {"gnorm", GPUDOT_OP_NORM}, {"gcosine", GPUDOT_OP_COS}};
+
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
+    const char *self = mexFunctionName();
+    for (size_t e = 0; e < sizeof public_entries / sizeof *public_entries; e++) {
+        if (!strcmp(self, public_entries[e].name)) {
+            const char *fn = public_entries[e].name;
+            gpudot_op op = public_entries[e].op;
+            call_t c;
+            (void)nlhs;
+            parse_public(fn, op, nrhs, prhs, &c);
+            c.x = public_operand(fn, "X", c.x);
+            if (op != GPUDOT_OP_NORM)
+                c.y = public_operand(fn, "Y", c.y);
+            op_reduce(fn, op, &c, plhs);
+            return;
+        }
+    }
     if (nrhs < 1 || !mxIsChar(prhs[0]))
         mexErrMsgIdAndTxt("gpudot:badOption", "__gpudot__: first argument must be an op name");
     char op[32];
     mxGetString(prhs[0], op, sizeof op);
     (void)nlhs;
+    call_t c;
     if (!strcmp(op, "dot")) {
-        op_reduce("gdot", GPUDOT_OP_DOT, nrhs, prhs, plhs);
+        parse_internal("gdot", GPUDOT_OP_DOT, nrhs, prhs, &c);
+        op_reduce("gdot", GPUDOT_OP_DOT, &c, plhs);
     } else if (!strcmp(op, "norm")) {
-        op_reduce("gnorm", GPUDOT_OP_NORM, nrhs, prhs, plhs);
+        parse_internal("gnorm", GPUDOT_OP_NORM, nrhs, prhs, &c);
+        op_reduce("gnorm", GPUDOT_OP_NORM, &c, plhs);
     } else if (!strcmp(op, "cosine")) {
-        op_reduce("gcosine", GPUDOT_OP_COS, nrhs, prhs, plhs);
+        parse_internal("gcosine", GPUDOT_OP_COS, nrhs, prhs, &c);
+        op_reduce("gcosine", GPUDOT_OP_COS, &c, plhs);
     } else if (!strcmp(op, "info")) {
         op_info(plhs);
     } else if (!strcmp(op, "gpu_available")) {

@@ -33,7 +33,7 @@ if (! isempty (prefix))
   pkg ("prefix", prefix, prefix);
   pkg ("local_list", fullfile (prefix, "octave_packages"));
   pkg ("load", "gpudot");
-  mdir = fileparts (which ("gdot"));
+  mdir = fileparts (which ("gpudot_info"));   # the .m files (gdot.m etc. sit by the MEX too)
 else
   mdir = fullfile (root, "m");
   addpath (mdir);

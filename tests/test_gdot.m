@@ -242,10 +242,20 @@
 %!testif ; ! gpudot_gpu_available ()
 %! ## "auto" without a GPU warns once per session (gpudot:noDevice), then stays quiet;
 %! ## run in a fresh Octave, since this session has warned already
-%! dirs = sprintf ("addpath ('%s', '%s');", fileparts (which ("gdot")),
-%!                 fileparts (which ("__gpudot__")));
+%! dirs = sprintf ("addpath ('%s', '%s', '%s');", fileparts (which ("garray")),
+%!                 fileparts (which ("gdot")), fileparts (which ("__gpudot__")));
 %! code = [dirs "gdot (1, 2); [~, id] = lastwarn (); disp (id); gdot (1, 2); gdot (ones (3), 1);"];
 %! [st, out] = system (sprintf ('octave-cli --no-history --no-init-file --eval "%s" 2>&1', code));
 %! assert (st, 0);
 %! assert (numel (strfind (out, "no usable CUDA device")), 1);
 %! assert (! isempty (strfind (out, "gpudot:noDevice")));
+
+## the public names are entry points of the one MEX (hard links: shared state), with help
+%!test
+%! w = which ("gdot");
+%! if (regexp (w, '\.mex$', "once"))
+%!   for f = {"gdot", "gnorm", "gcosine"}
+%!     assert (stat (which (f{1})).ino, stat (which ("__gpudot__")).ino);
+%!   endfor
+%!   assert (! isempty (strfind (evalc ("help gdot"), "gdot (X, Y)")));
+%! endif
