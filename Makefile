@@ -37,7 +37,7 @@ check: $(MEX)
 
 demo: $(MEX)
 	GPUDOT_MEXDIR=$(BUILD) $(OCTAVE) $(OCTFLAGS) --eval \
-	  'addpath (make_absolute_filename ("m"), make_absolute_filename ("$(BUILD)"), make_absolute_filename ("demos")); demo_gdot_quick'
+	  'addpath (make_absolute_filename ("demos"), make_absolute_filename ("m")); addpath (make_absolute_filename ("$(BUILD)")); demo_gdot_quick'
 
 DIST := $(BUILD)/dist/$(NAME)-$(VERSION)
 dist: deps

@@ -21,7 +21,8 @@ function t = time_calls (f, sets, reps)
   t = median (t);
 endfunction
 
-addpath (make_absolute_filename ("m"), make_absolute_filename (getenv_default ("GPUDOT_MEXDIR", "build")));
+addpath (make_absolute_filename ("m"));
+addpath (make_absolute_filename (getenv_default ("GPUDOT_MEXDIR", "build")));   # ahead of m/
 warning ("off", "gpudot:noDevice");
 gpu = gpudot_gpu_available ();
 info = gpudot_info ();

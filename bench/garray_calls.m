@@ -1,15 +1,18 @@
-## Per-call time from the Octave prompt: gdot on resident data (garray), on host data
+## Per-call time from the Octave prompt (loops of calls, as a script makes them): gdot on resident data (garray), on host data
 ## (GPU engine and the default engine), and Octave's dot, for n = 1 ... 2^24, single and
 ## double.  Median of many calls; several input sets rotated.  Run from the repository root:
 ##   octave-cli --no-history bench/garray_calls.m
 1;
-function t = med_us (f, nsets, reps)
-  t = zeros (reps, 1);
-  for r = 1:reps
-    s = mod (r - 1, nsets) + 1;
-    t0 = tic ();
-    f (s);
-    t(r) = toc (t0);
+## Median over rounds of the mean time of a plain loop of calls (no anonymous function in
+## between: on the GPU machine that alone costs ~10 us a call).
+function t = loop_us (code, nsets, reps)
+  rounds = 7;
+  per = max (1, ceil (reps / rounds));
+  t = zeros (rounds, 1);
+  for r = 1:rounds
+    evalin ("caller", sprintf ("t0_ = tic (); for r_ = 1:%d, k_ = mod (r_ - 1, %d) + 1; %s; end; t_ = toc (t0_);",
+                               per, nsets, code));
+    t(r) = evalin ("caller", "t_") / per;
   endfor
   t = 1e6 * median (t);
 endfunction
@@ -18,13 +21,14 @@ mexdir = getenv ("GPUDOT_MEXDIR");
 if (isempty (mexdir))
   mexdir = "build";
 endif
-addpath (make_absolute_filename ("m"), make_absolute_filename (mexdir));
+addpath (make_absolute_filename ("m"));
+addpath (make_absolute_filename (mexdir));   # ahead of m/: the MEX entry points
 warning ("off", "gpudot:noDevice");
 gpu = gpudot_gpu_available ();
 s = gpudot_info ();
 printf ("# %s, %s; median per call in us\n", s.backend, s.device_name);
-printf ("%-7s %6s %12s %12s %12s %12s %12s\n", "class", "log2n", "resident", "res_gcosine",
-        "host_gpu", "host_auto", "octave_dot");
+printf ("%-7s %6s %12s %12s %12s %12s %12s %12s\n", "class", "log2n", "resident", "res_gcosine",
+        "host_gpu", "host_auto", "octave_dot", "empty_mex");
 for cls = {"single", "double"}
   for e = [0 10 16 20 24]
     n = 2^e;
@@ -35,15 +39,16 @@ for cls = {"single", "double"}
       gx{k} = garray (xs{k});  gy{k} = garray (ys{k});
     endfor
     reps = max (21, min (3000, floor (2^28 / n)));
-    tr = med_us (@(k) gdot (gx{k}, gy{k}), nsets, reps);
-    tc = med_us (@(k) gcosine (gx{k}, gy{k}), nsets, reps);
+    tr = loop_us ("gdot (gx{k_}, gy{k_})", nsets, reps);
+    tc = loop_us ("gcosine (gx{k_}, gy{k_})", nsets, reps);
     th = NaN;
     if (gpu)
-      th = med_us (@(k) gdot (xs{k}, ys{k}, "device", "gpu"), nsets, max (21, floor (reps / 4)));
+      th = loop_us ("gdot (xs{k_}, ys{k_}, 'device', 'gpu')", nsets, max (21, floor (reps / 4)));
     endif
-    ta = med_us (@(k) gdot (xs{k}, ys{k}), nsets, reps);
-    td = med_us (@(k) dot (xs{k}, ys{k}), nsets, reps);
-    printf ("%-7s %6d %12.1f %12.1f %12.1f %12.1f %12.1f\n", cls{1}, e, tr, tc, th, ta, td);
+    ta = loop_us ("gdot (xs{k_}, ys{k_})", nsets, reps);
+    td = loop_us ("dot (xs{k_}, ys{k_})", nsets, reps);
+    te = loop_us ("__gpudot__ ('gpu_available')", nsets, reps);
+    printf ("%-7s %6d %12.1f %12.1f %12.1f %12.1f %12.1f %12.1f\n", cls{1}, e, tr, tc, th, ta, td, te);
     clear gx gy
   endfor
 endfor

@@ -95,21 +95,37 @@ static void raise_status(const char *fn, gpudot_status st, const char *detail)
     mexErrMsgIdAndTxt(id, "%s: %s", fn, gpudot_status_msg(st));
 }
 
-/* Keeps the MEX in memory while the CUDA engine owns device memory, so `clear all` can
- * neither strand nor double-free it; mexAtExit frees it when Octave exits. */
+/* Keeps the MEX in memory while the engine owns device memory or garrays live, so `clear
+ * all` can neither strand nor double-free it; mexAtExit frees it when Octave exits.  The
+ * lock and the exit hook always belong to the __gpudot__ entry: a call through gdot.mex
+ * (a hard link to this file) asks __gpudot__ to take or drop them, so that clearing an
+ * unlocked entry never runs the exit hook while another holds the state.  Locked exactly
+ * while memory is held, so an exit hook that runs on an unlocked entry frees nothing live. */
+static void lock_here(int lock)
+{
+    if (lock) {
+        mexLock();
+        if (!at_exit_set) {
+            mexAtExit(release_all);
+            at_exit_set = 1;
+        }
+    } else {
+        mexUnlock();
+    }
+    locked = lock;
+}
+
 static void update_lock(void)
 {
-    if (!at_exit_set) {
-        mexAtExit(release_all);
-        at_exit_set = 1;
-    }
     int holds = gpudot_cuda_holds_memory() || ngarr > 0;
-    if (holds && !locked) {
-        mexLock();
-        locked = 1;
-    } else if (!holds && locked) {
-        mexUnlock();
-        locked = 0;
+    if (holds == locked)
+        return;
+    if (!strcmp(mexFunctionName(), "__gpudot__")) {
+        lock_here(holds);
+    } else {
+        mxArray *op = mxCreateString(holds ? "__lock__" : "__unlock__");
+        mexCallMATLAB(0, NULL, 1, &op, "__gpudot__");
+        mxDestroyArray(op);
     }
 }
 
@@ -894,6 +910,8 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         op_garray_free(nrhs, prhs);
     } else if (!strcmp(op, "garray_gather")) {
         op_garray_gather(nrhs, prhs, plhs);
+    } else if (!strcmp(op, "__lock__") || !strcmp(op, "__unlock__")) {
+        lock_here(!strcmp(op, "__lock__"));
     } else if (!strcmp(op, "release")) {
         gpudot_cuda_release();
         update_lock();

@@ -163,10 +163,10 @@
 %! endfor
 %! assert (gpudot_info ().staging_bytes, s1);
 %! assert (s1 > 0);
-%! assert (mislocked ("__gpudot__"));
+%! assert (mislocked ("__gpudot__"));    # the lock is __gpudot__'s, whichever entry ran
 %! __gpudot__ ("release");
 %! assert (gpudot_info ().staging_bytes, 0);
-%! assert (! mislocked ("__gpudot__"));
+%! assert (mislocked ("__gpudot__"), gpudot_info ().garrays > 0);
 %! assert (gdot (x, x, "device", "gpu"), x' * x, -1e-12);
 %!testif ; gpudot_gpu_available ()
 %! ## 64-bit indexing: one vector of 2^31 + 5 elements (8 GiB single), host and resident
@@ -257,5 +257,6 @@
 %!   for f = {"gdot", "gnorm", "gcosine"}
 %!     assert (stat (which (f{1})).ino, stat (which ("__gpudot__")).ino);
 %!   endfor
-%!   assert (! isempty (strfind (evalc ("help gdot"), "gdot (X, Y)")));
+%!   ## rendered by makeinfo where it is installed, raw texinfo elsewhere
+%!   assert (! isempty (regexp (evalc ("help gdot"), 'gdot \((X|@var\{x\}), ', "once")));
 %! endif
