@@ -385,12 +385,30 @@ static const garr_t *garray_of(const mxArray *a)
     return garr_find((int64_t)mxGetScalar(f));
 }
 
+static void resident_operand(const garr_t *g, operand_t *o)
+{
+    o->sh.nd = g->nd;
+    for (int j = 0; j < MAXDIMS; j++)
+        o->sh.d[j] = j < g->nd ? (int64_t)g->dims[j] : 1;
+    o->single = g->single;
+    o->cplx = g->cplx;
+    o->data = g->d;
+    o->dev = 1;
+}
+
 static void resolve(const char *fn, const char *name, const mxArray *a, operand_t *o)
 {
     memset(o, 0, sizeof *o);
     if (mxIsClass(a, "garray")) {
-        /* a garray object itself (gdot's fast path): its ref property is the reference
-         * struct, or the data where no GPU is usable */
+        /* a garray object itself (the MEX entry points get these): its id names resident
+         * data (one scalar property read); otherwise its ref property holds the data,
+         * where no GPU is usable, or marks it deleted */
+        const mxArray *idp = mxGetProperty(a, 0, "id");
+        const garr_t *g = idp && mxGetNumberOfElements(idp) == 1 ? garr_find((int64_t)mxGetScalar(idp)) : NULL;
+        if (g && g->d) {
+            resident_operand(g, o);
+            return;
+        }
         a = mxGetProperty(a, 0, "ref");
         if (!a)
             mexErrMsgIdAndTxt("gpudot:badType", "%s: %s is not a valid garray", fn, name);
@@ -400,13 +418,7 @@ static void resolve(const char *fn, const char *name, const mxArray *a, operand_
         if (!g || !g->d)
             mexErrMsgIdAndTxt("gpudot:badType", "%s: %s is a garray that no longer exists", fn,
                               name);
-        o->sh.nd = g->nd;
-        for (int j = 0; j < MAXDIMS; j++)
-            o->sh.d[j] = j < g->nd ? (int64_t)g->dims[j] : 1;
-        o->single = g->single;
-        o->cplx = g->cplx;
-        o->data = g->d;
-        o->dev = 1;
+        resident_operand(g, o);
         return;
     }
     if (!is_float_array(a))
