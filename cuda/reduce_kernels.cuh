@@ -121,6 +121,7 @@ struct Args {
     int is_final;     /* write out; else write carry[o] */
     State *partials;  /* workspace for multi-block outputs */
     unsigned *tickets; /* workspace, all zero between launches */
+    volatile int *done; /* single-output launches into mapped memory: set after the result */
     int splits;       /* blocks sharing one output group */
 };
 
@@ -204,10 +205,15 @@ __device__ __forceinline__ void finish(const Op &op, const Args &p, int64_t o, t
         op.merge(prev, a);
         a = prev;
     }
-    if (!p.is_final)
+    if (!p.is_final) {
         save<Op>(&p.carry[o], a);
-    else
+    } else {
         op.write(p.out, o, a);
+        if (p.done) { /* the host spins on this flag instead of a stream sync */
+            __threadfence_system();
+            *p.done = 1;
+        }
+    }
 }
 
 /* ---- the Ops ---- */
