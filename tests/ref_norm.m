@@ -15,13 +15,13 @@ function [r, n] = ref_norm (x, p, dim)
   if (! isempty (m) && m > 0 && m < 2^-900)  # all tiny: scaling up is exact
     [~, k] = log2 (m);
   endif
-  a = abs (x * 2^-k);
+  a = abs ((x * 2^fix (-k/2)) * 2^(-k - fix (-k/2)));   # two exact steps: 2^-k overflows
   n = size (a, dim);
   if (ischar (p))
     p = ifelse (strcmp (p, "fro"), 2, ifelse (strcmp (p, "-inf"), -Inf, Inf));
   endif
   if (isempty (a))              # norm () of an empty vector is 0 for every p
-    sz = size (a);  sz(dim) = 1;
+    sz = size (a);  sz(end+1:dim) = 1;  sz(dim) = 1;
     r = zeros (sz);
     return;
   endif
@@ -49,7 +49,7 @@ function [r, n] = ref_norm (x, p, dim)
     r(any (isnan (a), dim)) = NaN;
   endif
   if (p != 0)
-    r = r * 2^k;
+    r = (r * 2^fix (k/2)) * 2^(k - fix (k/2));
   endif
 
 endfunction
