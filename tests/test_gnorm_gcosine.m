@@ -46,8 +46,9 @@
 %! ## vecnorm's shapes; dim > ndims gives abs (x)
 %! x = randn (4, 5, 3);
 %! for dim = 1:3
-%!   assert (gnorm (x, 2, dim), vecnorm (x, 2, dim), -8 * eps);
-%!   assert (gnorm (x, 1, dim), vecnorm (x, 1, dim), -8 * eps);
+%!   ## two summation orders of at most 5 terms: relative gap <= 2 (n + 2) u, n = 5
+%!   assert (gnorm (x, 2, dim), vecnorm (x, 2, dim), -28 * eps);
+%!   assert (gnorm (x, 1, dim), vecnorm (x, 1, dim), -28 * eps);
 %!   assert (gnorm (x, Inf, dim), vecnorm (x, Inf, dim));
 %! endfor
 %! assert (gnorm (x, 2, 4), abs (x));
@@ -65,7 +66,7 @@
 %! ## clamping: never above 1 in magnitude, never NaN from a number
 %! x = randn (1000, 1);
 %! c = gcosine (x, 3 * x);
-%! assert (c <= 1 && c >= 1 - 8 * eps);
+%! assert (c <= 1 && c >= 1 - 4 * 1000 * eps);     # clamped; error bound ~2n u below 1
 %! c = gcosine (single (x), single (-x), "accum", "native");
 %! assert (c >= -1);
 %!test
