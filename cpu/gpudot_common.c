@@ -32,6 +32,8 @@ gpudot_status gpudot_check_req(const gpudot_dot_req *r)
         return GPUDOT_BAD_OPTION;
     if (r->op == GPUDOT_OP_NORM && (r->pk < 0 || r->pk >= GD_NPK || r->cy))
         return GPUDOT_BAD_OPTION;
+    if (r->fast < 0 || r->fast > 2)
+        return GPUDOT_BAD_OPTION;
     if (r->nb < 0 || r->nk < 0 || r->na < 0)
         return GPUDOT_SIZE_MISMATCH;
     if (!extent_ok(r->bx, r->nb) || !extent_ok(r->kx, r->nk) || !extent_ok(r->ax, r->na))
@@ -40,4 +42,33 @@ gpudot_status gpudot_check_req(const gpudot_dot_req *r)
         (!extent_ok(r->by, r->nb) || !extent_ok(r->ky, r->nk) || !extent_ok(r->ay, r->na)))
         return GPUDOT_SIZE_MISMATCH;
     return GPUDOT_OK;
+}
+
+int gpudot_fast_variant(gpudot_dot_req *r)
+{
+    int two = r->op == GPUDOT_OP_NORM && (r->pk == GD_P_TWO || r->pk == GD_P_SSQ || r->pk == GD_P_SSQX);
+    if (!two && r->op != GPUDOT_OP_COS)
+        return 0;
+    int exact = r->type == GPUDOT_F32 && r->accum != GPUDOT_ACC_NATIVE;
+    r->fast = exact ? 2 : 1;
+    if (two)
+        r->pk = exact ? GD_P_SSQX : GD_P_SSQ;
+    return !exact;
+}
+
+int gpudot_fast_failed(const gpudot_dot_req *r)
+{
+    int64_t n = r->nb * r->na * (r->op == GPUDOT_OP_COS && (r->cx || r->cy) ? 2 : 1);
+    if (r->type == GPUDOT_F32) {
+        const float *o = (const float *)r->out;
+        for (int64_t i = 0; i < n; i++)
+            if (o[i] != o[i])
+                return 1;
+    } else {
+        const double *o = (const double *)r->out;
+        for (int64_t i = 0; i < n; i++)
+            if (o[i] != o[i])
+                return 1;
+    }
+    return 0;
 }

@@ -41,6 +41,18 @@ static int kind_of(const gpudot_dot_req *r)
         int cx = r->cx, pk = r->pk, comp = r->accum == GPUDOT_ACC_COMP;                    \
         A p = (A)r->p;                                                                     \
         int64_t ex = cx ? 2 : 1;                                                           \
+        if ((pk == GD_P_SSQ || pk == GD_P_SSQX) && !comp && sx == 1) {                     \
+            /* the fast 2-norm over contiguous data: 8 independent sums (vectorised) */    \
+            A s8[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                            \
+            int64_t m = n * ex, k = 0;                                                     \
+            for (; k + 8 <= m; k += 8)                                                     \
+                for (int j = 0; j < 8; j++)                                                \
+                    s8[j] += GD_MUL_##SUF((A)x[k + j], (A)x[k + j]);                       \
+            for (; k < m; k++)                                                             \
+                s8[k & 7] += GD_MUL_##SUF((A)x[k], (A)x[k]);                               \
+            u->n##SUF.s += ((s8[0] + s8[1]) + (s8[2] + s8[3])) + ((s8[4] + s8[5]) + (s8[6] + s8[7])); \
+            return;                                                                        \
+        }                                                                                  \
         for (int64_t k = 0; k < n; k++) {                                                  \
             const T *px = x + k * sx * ex;                                                 \
             gd_norm_add_elem_##SUF(&u->n##SUF, (A)px[0], cx ? (A)px[1] : (A)0, cx, pk, p, comp); \
@@ -49,12 +61,34 @@ static int kind_of(const gpudot_dot_req *r)
     static void cos_run_##NAME(const gpudot_dot_req *r, const T *x, int64_t sx, const T *y, \
                                int64_t sy, int64_t n, acc_u *u)                            \
     {                                                                                      \
-        int cx = r->cx, cy = r->cy, comp = r->accum == GPUDOT_ACC_COMP;                    \
+        int cx = r->cx, cy = r->cy, comp = r->accum == GPUDOT_ACC_COMP, fast = r->fast;    \
         int64_t ex = cx ? 2 : 1, ey = cy ? 2 : 1;                                          \
+        if (fast && !comp && !cx && !cy && sx == 1 && sy == 1) {                           \
+            /* fast cosine over contiguous real data: 4 lanes of the three sums */          \
+            A xy[4] = {0, 0, 0, 0}, xx[4] = {0, 0, 0, 0}, yy[4] = {0, 0, 0, 0};            \
+            int64_t k = 0;                                                                 \
+            for (; k + 4 <= n; k += 4)                                                     \
+                for (int j = 0; j < 4; j++) {                                              \
+                    A a = (A)x[k + j], b = (A)y[k + j];                                    \
+                    xy[j] += GD_MUL_##SUF(a, b);                                           \
+                    xx[j] += GD_MUL_##SUF(a, a);                                           \
+                    yy[j] += GD_MUL_##SUF(b, b);                                           \
+                }                                                                          \
+            for (; k < n; k++) {                                                           \
+                A a = (A)x[k], b = (A)y[k];                                                \
+                xy[k & 3] += GD_MUL_##SUF(a, b);                                           \
+                xx[k & 3] += GD_MUL_##SUF(a, a);                                           \
+                yy[k & 3] += GD_MUL_##SUF(b, b);                                           \
+            }                                                                              \
+            u->c##SUF.xr += (xy[0] + xy[1]) + (xy[2] + xy[3]);                             \
+            u->c##SUF.xx += (xx[0] + xx[1]) + (xx[2] + xx[3]);                             \
+            u->c##SUF.yy += (yy[0] + yy[1]) + (yy[2] + yy[3]);                             \
+            return;                                                                        \
+        }                                                                                  \
         for (int64_t k = 0; k < n; k++) {                                                  \
             const T *px = x + k * sx * ex, *py = y + k * sy * ey;                          \
             gd_cos_add_##SUF(&u->c##SUF, (A)px[0], cx ? (A)px[1] : (A)0, (A)py[0],          \
-                             cy ? (A)py[1] : (A)0, cx, cy, comp);                          \
+                             cy ? (A)py[1] : (A)0, cx, cy, comp, fast);                    \
         }                                                                                  \
     }
 
@@ -123,10 +157,10 @@ static void acc_write(const gpudot_dot_req *r, int kind, int64_t o, const acc_u 
                           : gd_norm_final_d(&u->nd, r->pk, r->p, comp);
     } else if (kind == K_FF) {
         float fr, fi;
-        gd_cos_final_f(&u->cf, comp, &fr, &fi);
+        gd_cos_final_f(&u->cf, comp, r->fast, &fr, &fi);
         re = fr, im = fi;
     } else {
-        gd_cos_final_d(&u->cd, comp, &re, &im);
+        gd_cos_final_d(&u->cd, comp, r->fast, &re, &im);
     }
     int cplx = r->op == GPUDOT_OP_COS && (r->cx || r->cy);
     if (r->type == GPUDOT_F32) {
@@ -153,7 +187,24 @@ static size_t esize(const gpudot_dot_req *r, int cplx)
     return (r->type == GPUDOT_F32 ? sizeof(float) : sizeof(double)) * (cplx ? 2 : 1);
 }
 
-gpudot_status gpudot_cpu_reduce(const gpudot_dot_req *r, gpudot_poll_fn poll)
+/* Output o = (i, a) from its whole run, on the calling thread. */
+static void whole_output(const gpudot_dot_req *r, int kind, int64_t o)
+{
+    int has_y = r->op != GPUDOT_OP_NORM;
+    size_t esx = esize(r, r->cx), esy = has_y ? esize(r, r->cy) : 0;
+    int64_t sx = r->kx > 1 ? r->bx : 0, sy = has_y && r->ky > 1 ? r->by : 0;
+    int64_t i = o % r->nb, a = o / r->nb;
+    const char *x = (const char *)r->x +
+        (size_t)((r->ax > 1 ? a : 0) * r->bx * r->kx + (r->bx > 1 ? i : 0)) * esx;
+    const char *y = has_y ? (const char *)r->y +
+        (size_t)((r->ay > 1 ? a : 0) * r->by * r->ky + (r->by > 1 ? i : 0)) * esy : NULL;
+    acc_u u;
+    acc_init(r, kind, &u);
+    acc_run(r, kind, x, sx, y, sy, r->nk, &u);
+    acc_write(r, kind, o, &u);
+}
+
+static gpudot_status reduce_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
 {
     int kind = kind_of(r);
     int has_y = r->op != GPUDOT_OP_NORM;
@@ -170,17 +221,13 @@ gpudot_status gpudot_cpu_reduce(const gpudot_dot_req *r, gpudot_poll_fn poll)
     for (int64_t o0 = 0; o0 < nout && st == GPUDOT_OK; o0 += outs_per_poll) {
         int64_t o1 = o0 + outs_per_poll < nout ? o0 + outs_per_poll : nout;
         if (nchunks == 1) {
-#pragma omp parallel for schedule(static) if ((o1 - o0) * r->nk > CHUNK)
-            for (int64_t o = o0; o < o1; o++) {
-                int64_t i = o % r->nb, a = o / r->nb;
-                const char *x = (const char *)r->x +
-                    (size_t)((r->ax > 1 ? a : 0) * r->bx * r->kx + (r->bx > 1 ? i : 0)) * esx;
-                const char *y = has_y ? (const char *)r->y +
-                    (size_t)((r->ay > 1 ? a : 0) * r->by * r->ky + (r->by > 1 ? i : 0)) * esy : NULL;
-                acc_u u;
-                acc_init(r, kind, &u);
-                acc_run(r, kind, x, sx, y, sy, r->nk, &u);
-                acc_write(r, kind, o, &u);
+            if ((o1 - o0) * r->nk <= CHUNK) { /* small: no parallel region (~1 us) */
+                for (int64_t o = o0; o < o1; o++)
+                    whole_output(r, kind, o);
+            } else {
+#pragma omp parallel for schedule(static)
+                for (int64_t o = o0; o < o1; o++)
+                    whole_output(r, kind, o);
             }
         } else {
             for (int64_t o = o0; o < o1; o++) {
@@ -209,5 +256,16 @@ gpudot_status gpudot_cpu_reduce(const gpudot_dot_req *r, gpudot_poll_fn poll)
             st = GPUDOT_INTERRUPTED;
     }
     free(part);
+    return st;
+}
+
+/* The fast variant first; the scaled algorithm where it could not vouch for an output. */
+gpudot_status gpudot_cpu_reduce(const gpudot_dot_req *r, gpudot_poll_fn poll)
+{
+    gpudot_dot_req f = *r;
+    int check = gpudot_fast_variant(&f);
+    gpudot_status st = reduce_pass(&f, poll);
+    if (st == GPUDOT_OK && check && gpudot_fast_failed(&f))
+        st = reduce_pass(r, poll);
     return st;
 }

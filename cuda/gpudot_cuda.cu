@@ -154,10 +154,12 @@ struct NormLaunch {
     template <typename T, typename A, bool COMPM, bool CX>
     static void go_cx(const Launch &L, const Args &p, const gpudot_dot_req *r)
     {
-        /* 2, 1 and Inf get code of their own; the rest share one kernel with p at run time */
+        /* the fast 2-norm, 1 and Inf get code of their own; the rest (Blue's 2-norm, run
+         * only where the fast one cannot vouch for its result, and other p) share one kernel
+         * with the kind at run time */
         A pv = (A)r->p;
-        if (r->pk == GD_P_TWO)
-            launch_op(L, p, NormOp<T, A, GD_P_TWO, COMPM, CX>{r->pk, pv});
+        if (r->pk == GD_P_SSQ || r->pk == GD_P_SSQX)
+            launch_op(L, p, NormOp<T, A, GD_P_SSQ, COMPM, CX>{r->pk, pv});
         else if (r->pk == GD_P_ONE)
             launch_op(L, p, NormOp<T, A, GD_P_ONE, COMPM, CX>{r->pk, pv});
         else if (r->pk == GD_P_INF)
@@ -176,17 +178,25 @@ struct NormLaunch {
 };
 
 struct CosLaunch {
+    template <typename T, typename A, bool COMPM, bool FAST>
+    static void go_f(const Launch &L, const Args &p, const gpudot_dot_req *r)
+    {
+        if (r->cx && r->cy)
+            launch_op(L, p, CosOp<T, A, COMPM, true, true, FAST>{r->fast});
+        else if (r->cx)
+            launch_op(L, p, CosOp<T, A, COMPM, true, false, FAST>{r->fast});
+        else if (r->cy)
+            launch_op(L, p, CosOp<T, A, COMPM, false, true, FAST>{r->fast});
+        else
+            launch_op(L, p, CosOp<T, A, COMPM, false, false, FAST>{r->fast});
+    }
     template <typename T, typename A, bool COMPM>
     static void go(const Launch &L, const Args &p, const gpudot_dot_req *r)
     {
-        if (r->cx && r->cy)
-            launch_op(L, p, CosOp<T, A, COMPM, true, true>{});
-        else if (r->cx)
-            launch_op(L, p, CosOp<T, A, COMPM, true, false>{});
-        else if (r->cy)
-            launch_op(L, p, CosOp<T, A, COMPM, false, true>{});
+        if (r->fast)
+            go_f<T, A, COMPM, true>(L, p, r);
         else
-            launch_op(L, p, CosOp<T, A, COMPM, false, false>{});
+            go_f<T, A, COMPM, false>(L, p, r);
     }
 };
 
@@ -456,7 +466,7 @@ static gpudot_status dot_resident(const gpudot_dot_req *r)
     return GPUDOT_OK;
 }
 
-gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
+static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
 {
     gpudot_status st = begin(r);
     if (st != GPUDOT_OK)
@@ -563,8 +573,22 @@ gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
     return GPUDOT_OK;
 }
 
-gpudot_status gpudot_cuda_reduce_dev(const gpudot_dot_req *r)
+/* The fast variant first; the scaled algorithm where it could not vouch for an output
+ * (NaN: extreme magnitudes, Inf or NaN elements, zero vectors). */
+gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
 {
+    gpudot_dot_req f = *r;
+    int check = gpudot_fast_variant(&f);
+    gpudot_status st = dot_pass(&f, poll);
+    if (st == GPUDOT_OK && check && gpudot_fast_failed(&f))
+        st = dot_pass(r, poll);
+    return st;
+}
+
+gpudot_status gpudot_cuda_reduce_dev(const gpudot_dot_req *r0)
+{
+    gpudot_dot_req f = *r0, *r = &f;
+    gpudot_fast_variant(r);
     gpudot_status st = begin(r);
     if (st != GPUDOT_OK || r->nb == 0 || r->na == 0)
         return st;

@@ -279,10 +279,11 @@ template <typename T_, typename A_, int PK, bool COMPM, bool CX_> struct NormOp 
     __device__ void write(void *out, int64_t o, const Acc &a) const
     {
         A r;
+        int k = PK == GD_P_SSQ ? pk : kind(); /* the SSQ code serves SSQ and SSQX */
         if constexpr (sizeof(A) == 8)
-            r = gd_norm_final_d(&a, kind(), p, COMPM);
+            r = gd_norm_final_d(&a, k, p, COMPM);
         else
-            r = gd_norm_final_f(&a, kind(), p, COMPM);
+            r = gd_norm_final_f(&a, k, p, COMPM);
         ((T *)out)[o] = (T)r;
     }
 };
@@ -291,12 +292,14 @@ template <typename A> struct CosAcc;
 template <> struct CosAcc<double> { using type = gd_cos_d; };
 template <> struct CosAcc<float> { using type = gd_cos_f; };
 
-/* conj(x) . y / (|x| |y|), one pass, accumulated in A */
-template <typename T_, typename A_, bool COMPM, bool CX_, bool CY_> struct CosOp {
+/* conj(x) . y / (|x| |y|), one pass, accumulated in A; FAST: unscaled sums (fast = 1 or 2
+ * at run time, see gpudot_fast_variant), else scaled */
+template <typename T_, typename A_, bool COMPM, bool CX_, bool CY_, bool FAST> struct CosOp {
     using T = T_;
     using A = A_;
     using Acc = typename CosAcc<A>::type;
     static constexpr bool CX = CX_, CY = CY_, UNARY = false;
+    int fast;
     __device__ void init(Acc &a) const
     {
         if constexpr (sizeof(A) == 8)
@@ -307,9 +310,9 @@ template <typename T_, typename A_, bool COMPM, bool CX_, bool CY_> struct CosOp
     __device__ void add(Acc &a, T xr, T xi, T yr, T yi) const
     {
         if constexpr (sizeof(A) == 8)
-            gd_cos_add_d(&a, xr, xi, yr, yi, CX, CY, COMPM);
+            gd_cos_add_d(&a, xr, xi, yr, yi, CX, CY, COMPM, FAST);
         else
-            gd_cos_add_f(&a, xr, xi, yr, yi, CX, CY, COMPM);
+            gd_cos_add_f(&a, xr, xi, yr, yi, CX, CY, COMPM, FAST);
     }
     __device__ void merge(Acc &a, const Acc &b) const
     {
@@ -322,9 +325,9 @@ template <typename T_, typename A_, bool COMPM, bool CX_, bool CY_> struct CosOp
     {
         A re, im;
         if constexpr (sizeof(A) == 8)
-            gd_cos_final_d(&a, COMPM, &re, &im);
+            gd_cos_final_d(&a, COMPM, FAST ? fast : 0, &re, &im);
         else
-            gd_cos_final_f(&a, COMPM, &re, &im);
+            gd_cos_final_f(&a, COMPM, FAST ? fast : 0, &re, &im);
         T r = (T)re, i = (T)im;
         if constexpr (sizeof(T) == 8)
             gd_clamp_unit_d(&r, &i, CX || CY);
@@ -374,7 +377,9 @@ __device__ __forceinline__ void run_sum(const Op &op, typename Op::Acc &acc,
     using V = typename Vec16<T>::type;
     constexpr int VN = Vec16<T>::n; /* scalars per vector */
     constexpr int EV = VN / ex;     /* elements per vector */
-    constexpr int U = 4;            /* vectors in flight per thread */
+    /* vectors in flight per thread: 4 per operand for two operands; 8 for norms, which
+     * read one, so that every op keeps 128 bytes a thread in flight */
+    constexpr int U = UN ? 8 : 4;
     const T *xs = x + k0 * sx * ex, *ys = UN ? x : y + k0 * sy * ey;
     int64_t n = k1 - k0;
     if constexpr (UN || CX == CY) {
@@ -475,18 +480,19 @@ template <class Op> __global__ void __launch_bounds__(kThreads) columns_split(Ar
         is_last = (ticket == (unsigned)p.splits - 1);
     }
     __syncthreads();
-    if (!is_last || threadIdx.x >= 32)
+    if (!is_last)
         return;
     __threadfence();
-    /* warp 0 of the last block: lane l merges slices l, l + 32, ... in order, then a fixed
-     * shuffle tree merges the lanes */
+    /* the last block: thread t merges slices t, t + 256, ... in order, then the fixed tree
+     * of block_reduce merges the threads.  (Warp 0 alone took 33 dependent L2 round trips
+     * for 1056 slices, ~4-5 us at the end of every large call on an H100; now <= 5.) */
     typename Op::Acc tot;
     op.init(tot);
-    for (int s = threadIdx.x; s < p.splits; s += 32) {
+    for (int s = threadIdx.x; s < p.splits; s += kThreads) {
         typename Op::Acc part = load<Op>(&p.partials[a * p.splits + s]);
         op.merge(tot, part);
     }
-    tot = warp_reduce(op, tot);
+    tot = block_reduce(op, tot);
     if (threadIdx.x == 0) {
         finish(op, p, a, tot);
         p.tickets[a] = 0;

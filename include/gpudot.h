@@ -73,6 +73,7 @@ typedef struct {
     gpudot_accum accum;
     void *out; /* host, nb * na elements */
     int x_dev, y_dev; /* CUDA engine only: x / y are device pointers (resident data) */
+    int fast; /* engine-internal, 0 from callers: see gpudot_fast_variant */
 } gpudot_dot_req;
 
 /* Called between chunks of long operations; non-zero stops the call with INTERRUPTED. */
@@ -80,6 +81,16 @@ typedef int (*gpudot_poll_fn)(void);
 
 /* Shared by both engines: extents are consistent and every count is non-negative. */
 gpudot_status gpudot_check_req(const gpudot_dot_req *r);
+
+/* Both engines compute 2-norms and cosines in two steps (the callers see one call): first
+ * the fast variant, plain unscaled sums at the speed of a dot product; then, only where
+ * that could not vouch for an output (it wrote NaN), the scaled algorithm over the whole
+ * call.  gpudot_fast_variant turns r into its fast variant (pk, fast) and says whether the
+ * outputs need that check; gpudot_fast_failed says whether any output is NaN.  Single data
+ * with a double accumulator needs no check: its squares and products are exact there and
+ * no sum of them can overflow or underflow. */
+int gpudot_fast_variant(gpudot_dot_req *r);
+int gpudot_fast_failed(const gpudot_dot_req *r);
 
 /* ---- CPU engine (always built) ---- */
 gpudot_status gpudot_cpu_dot(const gpudot_dot_req *r, gpudot_poll_fn poll);    /* any op */
@@ -105,7 +116,9 @@ int gpudot_cuda_holds_memory(void); /* persistent buffers are allocated */
 void gpudot_cuda_release(void);     /* frees every persistent buffer */
 const char *gpudot_cuda_last_error(void); /* text of the last CUDA failure */
 /* Device-resident operands: r->x, r->y and r->out are device pointers; one launch, no
- * chunking, asynchronous (gpudot_cuda_sync or a copy waits for it). */
+ * chunking, asynchronous (gpudot_cuda_sync or a copy waits for it).  Runs the fast variant
+ * only: a NaN among 2-norm or cosine outputs may mean "rerun scaled" (gpudot_cuda_dot does
+ * that); for benchmarks and the kernel ladder. */
 gpudot_status gpudot_cuda_reduce_dev(const gpudot_dot_req *r);
 gpudot_status gpudot_cuda_malloc(void **d, size_t bytes);
 void gpudot_cuda_free(void *d);

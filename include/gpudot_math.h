@@ -30,7 +30,13 @@
 #endif
 
 /* Norm kinds: the fast and exact cases get their own code. */
-enum { GD_P_TWO = 0, GD_P_ONE, GD_P_INF, GD_P_NEGINF, GD_P_ZERO, GD_P_POS, GD_P_NEG, GD_NPK };
+/* GD_P_SSQ and GD_P_SSQX are the engines' fast 2-norm (gpudot_fast_variant): a plain sum
+ * of squares.  SSQX: single elements in a double accumulator, where squares are exact and
+ * no sum of them can overflow or underflow, so the result is always right.  SSQ: elsewhere;
+ * its final value is NaN where the sum left the range in which it is accurate, and the
+ * engine then reruns the call with Blue's algorithm (GD_P_TWO). */
+enum { GD_P_TWO = 0, GD_P_ONE, GD_P_INF, GD_P_NEGINF, GD_P_ZERO, GD_P_POS, GD_P_NEG, GD_P_SSQ,
+       GD_P_SSQX, GD_NPK };
 
 /* Exponent sentinels for an accumulator that has seen no finite nonzero element. */
 #define GD_E_NONE_MAX (-4000.0)
@@ -95,7 +101,7 @@ GD_DEFINE_EFT(f, float, fmaf)
  * thresholds cost two compares per element and no state-dependent branch (the moving
  * scale ran at 70% of the read ceiling on an H100, Blue at the figures in the README). */
 #define GD_DEFINE_NORM(SUF, A, FREXP, LDEXP, POW, EXP2, HYPOT, SQRT, SMALL, SHIFT, BLUE_TSML, \
-                       BLUE_TBIG, BLUE_SSML, BLUE_SBIG)                                  \
+                       BLUE_TBIG, BLUE_SSML, BLUE_SBIG, SSQ_LO)                          \
     typedef struct {                                                                       \
         A e, s, c;           /* scale exponent, sum, compensation (p = 2: Blue's middle) */ \
         A sml, csml, big, cbig; /* p = 2: Blue's small and big accumulators */            \
@@ -163,6 +169,12 @@ GD_DEFINE_EFT(f, float, fmaf)
     /* adds |x| = v 2^vs (vs != 0 only for values computed at a shifted scale) */          \
     GD_HD void gd_norm_add_s_##SUF(gd_norm_##SUF *a, A v, int vs, int pk, A p, int comp)    \
     {                                                                                      \
+        if (pk == GD_P_SSQ || pk == GD_P_SSQX) { /* fast 2-norm: the plain sum */          \
+            if (vs != 0)                                                                   \
+                v = LDEXP(v, vs);                                                          \
+            gd_add_prod_##SUF(&a->s, &a->c, v, v, comp);                                   \
+            return;                                                                        \
+        }                                                                                  \
         if (pk == GD_P_TWO) {                                                              \
             /* Blue's algorithm: fixed thresholds, three sums, no state-dependent scale;   \
              * NaN fails both compares and lands in the middle sum */                      \
@@ -206,7 +218,8 @@ GD_DEFINE_EFT(f, float, fmaf)
             gd_norm_add_##SUF(a, b->s, pk, p, comp);                                       \
             return;                                                                        \
         }                                                                                  \
-        if (pk == GD_P_ONE || pk == GD_P_ZERO || pk == GD_P_TWO) {                         \
+        if (pk == GD_P_ONE || pk == GD_P_ZERO || pk == GD_P_TWO || pk == GD_P_SSQ ||       \
+            pk == GD_P_SSQX) {                                                             \
             gd_add_##SUF(&a->s, &a->c, b->s, comp);                                        \
             a->c += b->c;                                                                  \
             if (pk == GD_P_TWO) {                                                          \
@@ -246,7 +259,8 @@ GD_DEFINE_EFT(f, float, fmaf)
     {                                                                                      \
         if (!cx) {                                                                         \
             gd_norm_add_##SUF(a, fabs(xr), pk, p, comp);                                   \
-        } else if (pk == GD_P_TWO) { /* |z|^2 = re^2 + im^2: two terms, no hypot */        \
+        } else if (pk == GD_P_TWO || pk == GD_P_SSQ || pk == GD_P_SSQX) {                  \
+            /* |z|^2 = re^2 + im^2: two terms, no hypot */                                 \
             gd_norm_add_##SUF(a, fabs(xr), pk, p, comp);                                   \
             gd_norm_add_##SUF(a, fabs(xi), pk, p, comp);                                   \
         } else if (pk == GD_P_ZERO) {                                                      \
@@ -264,6 +278,11 @@ GD_DEFINE_EFT(f, float, fmaf)
         A s = gd_value_##SUF(a->s, a->c, comp);                                            \
         if (pk == GD_P_ONE || pk == GD_P_INF || pk == GD_P_NEGINF || pk == GD_P_ZERO)      \
             return s;                                                                      \
+        if (pk == GD_P_SSQX)                                                               \
+            return SQRT(s);                                                                \
+        if (pk == GD_P_SSQ) /* accurate only between SSQ_LO and overflow; NaN asks for a   \
+                             * rerun with Blue's algorithm */                              \
+            return (s >= (A)SSQ_LO && s < (A)INFINITY) ? SQRT(s) : (A)NAN;                 \
         if (pk == GD_P_TWO) { /* LAPACK 3.10 dnrm2's combination of Blue's sums */        \
             A amed = s, asml = gd_value_##SUF(a->sml, a->csml, comp);                      \
             A abig = gd_value_##SUF(a->big, a->cbig, comp);                                \
@@ -295,16 +314,20 @@ GD_DEFINE_EFT(f, float, fmaf)
 /* SMALL: below it |z| loses digits to the subnormal grid (2^(min exponent + digits)) */
 /* Blue's constants as LAPACK 3.10's la_constants chooses them: squares of elements between
  * tsml and tbig neither underflow nor overflow, those outside are scaled by ssml / sbig. */
+/* SSQ_LO: a plain sum of squares at least this large is accurate: squares that fell into
+ * the subnormal range (each off by at most 2^-1075, or 2^-150 in float) add up, over any
+ * n < 2^40, to under 2^-230 (2^-30) of it; and a finite sum had no overflow on the way
+ * (all terms are positive). */
 GD_DEFINE_NORM(d, double, frexp, ldexp, pow, exp2, hypot, sqrt, 0x1p-968, 128, 0x1p-511, 0x1p486,
-               0x1p537, 0x1p-538)
+               0x1p537, 0x1p-538, 0x1p-800)
 GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, sqrtf, 0x1p-101f, 64, 0x1p-63f,
-               0x1p52f, 0x1p76f, 0x1p-76f)
+               0x1p52f, 0x1p76f, 0x1p-76f, 0x1p-80f)
 
 /* ---- gcosine ----
  * State: scale exponents ex, ey; sums xy (re, im), xx, yy and their compensations.
  * cos = xy / sqrt (xx yy): the scales cancel.  Any Inf or NaN element makes NaN, as
  * dot (x, y) / (norm (x) * norm (y)) does. */
-#define GD_DEFINE_COS(SUF, A, FREXP, LDEXP, SQRT, MINE)                                          \
+#define GD_DEFINE_COS(SUF, A, FREXP, LDEXP, SQRT, MINE, SSQ_LO)                                        \
     typedef struct {                                                                       \
         A ex, ey, xr, xi, xx, yy, cxr, cxi, cxx, cyy;                                      \
         A fx, fy, limx, limy; /* cached 2^-e and 2^e, as for norms */                      \
@@ -379,9 +402,14 @@ GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, sqrtf, 0x1p-101f, 
                               cx, cy, comp);                                               \
         return st;                                                                         \
     }                                                                                      \
+    /* fast (gpudot_fast_variant): the products unscaled, checked at the end */         \
     GD_HD void gd_cos_add_##SUF(gd_cos_##SUF *a, A xr, A xi, A yr, A yi, int cx, int cy,   \
-                                int comp)                                                  \
+                                int comp, int fast)                                        \
     {                                                                                      \
+        if (fast) {                                                                        \
+            gd_cos_products_##SUF(a, xr, xi, yr, yi, cx, cy, comp);                        \
+            return;                                                                        \
+        }                                                                                  \
         A mx = fabs(xr) > fabs(xi) ? fabs(xr) : fabs(xi);                                  \
         A my = fabs(yr) > fabs(yi) ? fabs(yr) : fabs(yi);                                  \
         if (mx < a->limx && my < a->limy && a->fx != 0 && a->fy != 0 && xi == xi &&        \
@@ -413,9 +441,14 @@ GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, sqrtf, 0x1p-101f, 
         }                                                                                  \
     }                                                                                      \
     /* real and imaginary parts, before clamping (gd_clamp_unit_* in the output type) */    \
-    GD_HD void gd_cos_final_##SUF(const gd_cos_##SUF *a, int comp, A *re, A *im)           \
+    GD_HD void gd_cos_final_##SUF(const gd_cos_##SUF *a, int comp, int fast, A *re, A *im) \
     {                                                                                      \
         A xx = gd_value_##SUF(a->xx, a->cxx, comp), yy = gd_value_##SUF(a->yy, a->cyy, comp); \
+        if (fast == 1 && !(xx >= (A)SSQ_LO && xx < (A)INFINITY && yy >= (A)SSQ_LO &&       \
+                           yy < (A)INFINITY)) {                                            \
+            *re = *im = (A)NAN; /* unscaled sums out of their range: rerun scaled */       \
+            return;                                                                        \
+        }                                                                                  \
         A den = SQRT(xx) * SQRT(yy);                                                       \
         *re = gd_value_##SUF(a->xr, a->cxr, comp) / den;                                   \
         *im = gd_value_##SUF(a->xi, a->cxi, comp) / den;                                   \
@@ -423,8 +456,11 @@ GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, sqrtf, 0x1p-101f, 
             *re = *im = xx;                                                                \
     }
 
-GD_DEFINE_COS(d, double, frexp, ldexp, sqrt, -1023)
-GD_DEFINE_COS(f, float, frexpf, ldexpf, sqrtf, -127)
+/* fast == 1: unscaled sums are accurate when xx and yy lie in [SSQ_LO, overflow) (as for
+ * norms; |xy| <= sqrt (xx yy) on every partial sum, so it cannot overflow either);
+ * fast == 2: single elements in double, always accurate. */
+GD_DEFINE_COS(d, double, frexp, ldexp, sqrt, -1023, 0x1p-800)
+GD_DEFINE_COS(f, float, frexpf, ldexpf, sqrtf, -127, 0x1p-80f)
 
 /* Clamps a cosine in the type it is returned in: real parts to [-1, 1]; complex values to
  * |z| <= 1 exactly (not as some hypot rounds it), so that any faithful abs () gives at most
