@@ -3,6 +3,7 @@
 #   make            build build/__gpudot__.mex (CUDA + CPU engines; CPU only without nvcc)
 #   make check      build, then run the test suite (installs Octave first if missing)
 #   make demo       build, then run a short demo
+#   make bench      GPU machine: every benchmark case, bench/results/<device>.csv, BENCHMARKS.md
 #   make dist       gpudot-VERSION.tar.gz for `pkg install`
 #   make check-dist build the tarball, pkg install it into a scratch prefix, pkg load, test
 NAME    := gpudot
@@ -39,6 +40,12 @@ demo: $(MEX)
 	GPUDOT_MEXDIR=$(BUILD) $(OCTAVE) $(OCTFLAGS) --eval \
 	  'addpath (make_absolute_filename ("demos"), make_absolute_filename ("m")); addpath (make_absolute_filename ("$(BUILD)")); demo_gdot_quick'
 
+# Needs a GPU, nvcc and cuBLAS; uses build/__gpudot__.mex as it is where mkoctfile is
+# missing (a GPU machine with the octave bundle only).
+bench:
+	@if command -v $(MKOCTFILE) >/dev/null 2>&1; then $(MAKE) --no-print-directory $(MEX); fi
+	BUILD=$(BUILD) OCTAVE=$(OCTAVE) bench/run_bench.sh
+
 DIST := $(BUILD)/dist/$(NAME)-$(VERSION)
 dist: deps
 	rm -rf $(BUILD)/dist && mkdir -p $(DIST)/inst $(DIST)/src
@@ -63,4 +70,4 @@ clean:
 	rm -rf $(BUILD) $(NAME)-*.tar.gz
 
 FORCE:
-.PHONY: all deps check demo dist check-dist clean FORCE
+.PHONY: all deps check demo bench dist check-dist clean FORCE

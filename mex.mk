@@ -5,7 +5,8 @@
 #
 #   CUDA_HOME, NVCC     CUDA toolkit (default /usr/local/cuda); without nvcc: a CPU-only MEX
 #   MKOCTFILE           Octave's mkoctfile
-#   CUDA_ARCHS          SASS targets; compute_90 PTX is added for newer GPUs
+#   CUDA_ARCHS          SASS targets
+#   CUDA_PTX            PTX targets, for GPUs newer than CUDA_ARCHS (default 90; empty: none)
 SRC ?= .
 OUT ?= .
 CUDA_HOME ?= /usr/local/cuda
@@ -21,9 +22,10 @@ endif
 
 OBJ := $(OUT)/obj
 CFLAGS_ENGINE := -O3 -fPIC -fopenmp -std=gnu11 -Wall -Wextra -I$(SRC)/include
+CUDA_PTX ?= 90
 NVCC_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)) \
-                -gencode=arch=compute_90,code=compute_90
-NVCC_FLAGS := -std=c++17 -O3 --threads 0 -Xcompiler -fPIC -I$(SRC)/include $(NVCC_GENCODE)
+                $(foreach a,$(CUDA_PTX),-gencode=arch=compute_$(a),code=compute_$(a))
+NVCC_FLAGS := -std=c++17 -O3 --threads 0 -Xcompiler -fPIC,-fopenmp -I$(SRC)/include $(NVCC_GENCODE)
 
 ENGINE_OBJS := $(OBJ)/gpudot_common.o $(OBJ)/gpudot_cpu.o $(OBJ)/gpudot_cpu_ops.o
 ifeq ($(HAVE_NVCC),yes)

@@ -1,13 +1,17 @@
 /*
- * Kernel-time benchmark of the CUDA engine on device-resident data, against a read-only
- * ceiling kernel of its own and cuBLAS in device pointer mode, in one run.
+ * Kernel-time benchmark of the CUDA engine on device-resident data, against ceilings of its
+ * own and cuBLAS, in one run.  Writes CSV rows (columns: see bench/README.md) to stdout:
  *
- *   bench/kernel_bench [max_log2n [min_log2n]]   prints: op class n us GB/s (median)
+ *   build/kernel_bench [max_log2n [min_log2n]] > kernel.csv
  *
- * CUDA events around each launch; fresh random data (never zeros); several input sets
- * rotated so that sizes under the L2 cache do not measure the cache.
+ * Method: CUDA events around each launch (kernel time, as a caller on the device sees it);
+ * fresh random data (never zeros); several input sets rotated so that sizes under the L2
+ * cache do not measure the cache (at least 4x L2 of data in rotation); the result slot is
+ * poisoned (NaN) before each timed set and checked after; median, 10th and 90th percentile
+ * of many launches.
  */
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,21 +34,26 @@
         }                                                                                  \
     } while (0)
 
-/* Read-only ceiling: every element read once with 16-byte loads, one atomic per block
- * (integer adds of a checksum, so nothing is optimised away). */
-__global__ void read_ceiling(const float4 *x, size_t n4, unsigned long long *sink)
+/* Read-only ceiling: every byte of one or two arrays read once with 16-byte loads, a
+ * grid-stride loop, one conditional atomic (never taken) so nothing is optimised away. */
+__global__ void read_ceiling(const float4 *x, const float4 *y, size_t n4, unsigned long long *sink)
 {
     float acc = 0;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n4;
          i += (size_t)gridDim.x * blockDim.x) {
         float4 v = __ldg(x + i);
         acc += v.x + v.y + v.z + v.w;
+        if (y) {
+            float4 w = __ldg(y + i);
+            acc += w.x + w.y + w.z + w.w;
+        }
     }
     if (acc == 12345.678f)
         atomicAdd(sink, 1ull);
 }
 
-__global__ void fill(float *p, size_t n, unsigned seed)
+/* uniform random in [-0.5, 0.5) from a hash of the index */
+__global__ void fill_f(float *p, size_t n, unsigned seed)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
@@ -53,21 +62,38 @@ __global__ void fill(float *p, size_t n, unsigned seed)
         p[i] = (float)(h & 0xffffff) / 16777216.0f - 0.5f;
     }
 }
-
-static double median(std::vector<double> v)
+__global__ void fill_d(double *p, size_t n, unsigned seed)
 {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        unsigned long long h = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
+        h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 29;
+        p[i] = (double)(h >> 11) / 9007199254740992.0 - 0.5;
+    }
 }
 
-/* median time (us) of reps calls of f(set), sets rotated */
-static double time_us(int nsets, int reps, const std::function<void(int)> &f)
+struct Stats {
+    double med, p10, p90;
+};
+
+static Stats stats(std::vector<double> v)
 {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return {v[n / 2], v[n / 10], v[std::min(n - 1, n * 9 / 10)]};
+}
+
+/* times (us) of reps launches of f(set), sets rotated, each between two events */
+static Stats time_us(int nsets, int reps, const std::function<void(int)> &f)
+{
+    static cudaEvent_t a = nullptr, b = nullptr;
+    if (!a) {
+        CK(cudaEventCreate(&a));
+        CK(cudaEventCreate(&b));
+    }
     for (int s = 0; s < nsets; s++)
-        f(s); /* warm up */
+        f(s); /* warm up (first launches, lazy module loading) */
+    CK(cudaDeviceSynchronize());
     std::vector<double> t;
     for (int r = 0; r < reps; r++) {
         CK(cudaEventRecord(a));
@@ -79,115 +105,173 @@ static double time_us(int nsets, int reps, const std::function<void(int)> &f)
         t.push_back(ms * 1e3);
     }
     CK(cudaGetLastError());
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return median(t);
+    return stats(t);
 }
 
-int main(int argc, char **argv)
+static const char *g_dev = "";
+
+static void row(const char *op, const char *cls, const char *shape, double n, const Stats &s,
+                double bytes)
 {
-    int maxlog = argc > 1 ? atoi(argv[1]) : 28;
-    int minlog = argc > 2 ? atoi(argv[2]) : 20;
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
+    printf("kernel,%s,%s,%s,%.0f,%.3f,%.3f,%.3f,%.0f,%.1f,\"%s\"\n", op, cls, shape, n, s.med,
+           s.p10, s.p90, bytes, bytes / s.med * 1e-3, g_dev);
+    fflush(stdout);
+}
+
+static cublasHandle_t H;
+static void *dres; /* results (device), 64 bytes */
+
+/* one gpudot launch on device data: canonical shape nb = 1, runs of nk, na outputs */
+static void gd(gpudot_op op, gpudot_type t, int cx, int cy, gpudot_accum acc, int pk,
+               const void *x, const void *y, int64_t nk, int64_t na, int64_t ax, void *out)
+{
+    gpudot_dot_req r;
+    memset(&r, 0, sizeof r);
+    r.op = op, r.pk = pk, r.p = pk == GD_P_ONE ? 1 : pk == GD_P_INF ? INFINITY : 2;
+    r.type = t, r.cx = cx, r.cy = cy;
+    r.x = x, r.y = y;
+    r.nb = 1, r.nk = nk, r.na = na;
+    r.bx = 1, r.kx = nk, r.ax = ax;
+    r.by = 1, r.ky = nk, r.ay = na;
+    r.accum = acc;
+    r.out = out;
+    if (gpudot_cuda_reduce_dev(&r) != GPUDOT_OK) {
+        fprintf(stderr, "gpudot: %s\n", gpudot_cuda_last_error());
+        exit(1);
+    }
+}
+
+/* reads back the first result and fails loudly if it is NaN (poisoned, or a fallback) */
+static void check_result(const char *what, int dbl)
+{
+    double v;
+    float f;
+    CK(cudaDeviceSynchronize());
+    if (dbl) {
+        CK(cudaMemcpy(&v, dres, 8, cudaMemcpyDeviceToHost));
+    } else {
+        CK(cudaMemcpy(&f, dres, 4, cudaMemcpyDeviceToHost));
+        v = f;
+    }
+    if (v != v) {
+        fprintf(stderr, "kernel_bench: %s left a NaN result\n", what);
+        exit(1);
+    }
+}
+
+static void poison()
+{
+    CK(cudaMemset(dres, 0xff, 64)); /* all-ones bits: NaN in float and double */
+}
+
+static int nsets_for(size_t bytes_per_set, size_t l2, size_t fr)
+{
+    int ns = (int)std::max<size_t>(2, std::min<size_t>(16, 4 * l2 / bytes_per_set + 1));
+    while (ns > 2 && ns * bytes_per_set > fr / 3)
+        ns--;
+    return ns;
+}
+
+static void fill(void *p, size_t bytes, int dbl, unsigned seed)
+{
+    if (dbl)
+        fill_d<<<1024, 256>>>((double *)p, bytes / 8, seed);
+    else
+        fill_f<<<1024, 256>>>((float *)p, bytes / 4, seed);
+}
+
+static void vectors(const cudaDeviceProp &prop, int minlog, int maxlog, unsigned long long *sink)
+{
     size_t fr, tot;
     CK(cudaMemGetInfo(&fr, &tot));
-    printf("# device %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount,
-           prop.l2CacheSize >> 20);
-    printf("%-22s %-6s %6s %10s %9s\n", "op", "class", "log2n", "us", "GB/s");
-    cublasHandle_t h;
-    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
-        return 1;
-    cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE);
-    unsigned long long *sink;
-    void *dres;
-    CK(cudaMalloc(&sink, 8));
-    CK(cudaMalloc(&dres, 64));
-
-    for (int log = minlog; log <= maxlog; log += (log < 16 ? 6 : log < 20 ? 4 : 2)) {
+    for (int log = minlog; log <= maxlog; log += log < 20 ? 2 : 1) {
         size_t n = (size_t)1 << log;
         for (int dbl = 0; dbl < 2; dbl++) {
+            gpudot_type t = dbl ? GPUDOT_F64 : GPUDOT_F32;
             size_t es = dbl ? 8 : 4, bytes = n * es;
-            /* at least 2 sets, enough to exceed 4x L2, within 1/3 of free memory */
-            int nsets = (int)std::max<size_t>(2, std::min<size_t>(16, (size_t)4 * prop.l2CacheSize / bytes + 1));
-            while (nsets > 2 && 2 * nsets * bytes > fr / 3)
-                nsets--;
-            if (2 * nsets * bytes > fr * 0.8)
+            /* complex sets hold 2n scalars; real ops use the first n of them */
+            int cplx_ok = log <= 28;
+            size_t alloc = cplx_ok ? 2 * bytes : bytes;
+            if (2 * alloc * 2 > fr * 0.8)
                 continue;
+            int nsets = nsets_for(2 * alloc, prop.l2CacheSize, fr);
             std::vector<void *> xs(nsets), ys(nsets);
             for (int s = 0; s < nsets; s++) {
-                CK(cudaMalloc(&xs[s], bytes));
-                CK(cudaMalloc(&ys[s], bytes));
-                fill<<<1024, 256>>>((float *)xs[s], bytes / 4, 17 * s + 1);
-                fill<<<1024, 256>>>((float *)ys[s], bytes / 4, 31 * s + 7);
-                /* doubles from float bit patterns would be odd values: refill as doubles */
-            }
-            if (dbl) { /* proper random doubles: convert a float fill */
-                std::vector<float> hf(std::min<size_t>(n, (size_t)1 << 20));
-                for (size_t i = 0; i < hf.size(); i++)
-                    hf[i] = (float)rand() / RAND_MAX - 0.5f;
-                std::vector<double> hd(hf.begin(), hf.end());
-                for (int s = 0; s < nsets; s++)
-                    for (size_t o = 0; o < n; o += hd.size()) {
-                        size_t c = std::min(hd.size(), n - o);
-                        CK(cudaMemcpy((double *)xs[s] + o, hd.data(), c * 8, cudaMemcpyHostToDevice));
-                        CK(cudaMemcpy((double *)ys[s] + o, hd.data() + (s % 7), (c > 7 ? c - 7 : c) * 8, cudaMemcpyHostToDevice));
-                    }
+                CK(cudaMalloc(&xs[s], alloc));
+                CK(cudaMalloc(&ys[s], alloc));
+                fill(xs[s], alloc, dbl, 17 * s + 1);
+                fill(ys[s], alloc, dbl, 31 * s + 7);
             }
             CK(cudaDeviceSynchronize());
-            int reps = log <= 22 ? 200 : log <= 26 ? 50 : 20;
+            int reps = log <= 22 ? 300 : log <= 26 ? 60 : 15;
             const char *cls = dbl ? "double" : "single";
-            auto report = [&](const char *op, double us, double nbytes) {
-                printf("%-22s %-6s %6d %10.2f %9.1f\n", op, cls, log, us, nbytes / us * 1e-3);
-                fflush(stdout);
+            char shape[32];
+            snprintf(shape, sizeof shape, "2^%d", log);
+            int nI = (int)std::min<size_t>(n, INT32_MAX);
+            auto T = [&](const char *op, double nbytes, const std::function<void(int)> &f) {
+                poison();
+                Stats s = time_us(nsets, reps, f);
+                check_result(op, dbl);
+                row(op, cls, shape, (double)n, s, nbytes);
             };
-            report("read_ceiling(x)", time_us(nsets, reps, [&](int s) {
-                       read_ceiling<<<prop.multiProcessorCount * 8, 256>>>((const float4 *)xs[s], bytes / 16, sink);
-                   }), bytes);
-            auto req = [&](gpudot_op op, gpudot_accum acc, int pk, int s) {
-                gpudot_dot_req r;
-                memset(&r, 0, sizeof r);
-                r.op = op, r.pk = pk, r.p = pk == GD_P_ONE ? 1 : pk == GD_P_INF ? INFINITY : 2;
-                r.type = dbl ? GPUDOT_F64 : GPUDOT_F32;
-                r.x = xs[s], r.y = ys[s];
-                r.nb = 1, r.nk = (int64_t)n, r.na = 1;
-                r.bx = r.ax = r.by = r.ay = 1;
-                r.kx = r.ky = (int64_t)n;
-                r.accum = acc;
-                r.out = dres;
-                if (gpudot_cuda_reduce_dev(&r) != GPUDOT_OK) {
-                    fprintf(stderr, "gpudot: %s\n", gpudot_cuda_last_error());
-                    exit(1);
-                }
+            auto C = [&](const char *op, double nbytes, const std::function<void(int)> &f) {
+                Stats s = time_us(nsets, reps, f); /* ceilings write no result */
+                row(op, cls, shape, (double)n, s, nbytes);
             };
+            int g = prop.multiProcessorCount * 8;
+            C("read_ceiling_1", bytes, [&](int s) {
+                read_ceiling<<<g, 256>>>((const float4 *)xs[s], nullptr, bytes / 16, sink);
+            });
+            C("read_ceiling_2", 2.0 * bytes, [&](int s) {
+                read_ceiling<<<g, 256>>>((const float4 *)xs[s], (const float4 *)ys[s], bytes / 16, sink);
+            });
             const char *accn[] = {"native", "double", "compensated"};
             char name[64];
             for (int a = 0; a < 3; a++) {
-                snprintf(name, sizeof name, "gdot %s", accn[a]);
-                report(name, time_us(nsets, reps, [&](int s) { req(GPUDOT_OP_DOT, (gpudot_accum)a, 0, s); }), 2.0 * bytes);
+                snprintf(name, sizeof name, "gdot_%s", accn[a]);
+                T(name, 2.0 * bytes, [&](int s) { gd(GPUDOT_OP_DOT, t, 0, 0, (gpudot_accum)a, 0, xs[s], ys[s], n, 1, 1, dres); });
             }
-            report(dbl ? "cublasDdot" : "cublasSdot", time_us(nsets, reps, [&](int s) {
-                       if (dbl)
-                           cublasDdot(h, (int)std::min<size_t>(n, INT32_MAX), (double *)xs[s], 1, (double *)ys[s], 1, (double *)dres);
-                       else
-                           cublasSdot(h, (int)std::min<size_t>(n, INT32_MAX), (float *)xs[s], 1, (float *)ys[s], 1, (float *)dres);
-                   }), 2.0 * bytes);
+            T(dbl ? "cublasDdot" : "cublasSdot", 2.0 * bytes, [&](int s) {
+                if (dbl)
+                    cublasDdot(H, nI, (double *)xs[s], 1, (double *)ys[s], 1, (double *)dres);
+                else
+                    cublasSdot(H, nI, (float *)xs[s], 1, (float *)ys[s], 1, (float *)dres);
+            });
             int pks[] = {GD_P_TWO, GD_P_ONE, GD_P_INF};
             const char *pkn[] = {"2", "1", "Inf"};
             for (int k = 0; k < 3; k++) {
-                snprintf(name, sizeof name, "gnorm p=%s double", pkn[k]);
-                report(name, time_us(nsets, reps, [&](int s) { req(GPUDOT_OP_NORM, GPUDOT_ACC_DOUBLE, pks[k], s); }), bytes);
+                snprintf(name, sizeof name, "gnorm_p%s_double", pkn[k]);
+                T(name, bytes, [&](int s) { gd(GPUDOT_OP_NORM, t, 0, 0, GPUDOT_ACC_DOUBLE, pks[k], xs[s], nullptr, n, 1, 1, dres); });
             }
-            report("gnorm p=2 native", time_us(nsets, reps, [&](int s) { req(GPUDOT_OP_NORM, GPUDOT_ACC_NATIVE, GD_P_TWO, s); }), bytes);
-            report(dbl ? "cublasDnrm2" : "cublasSnrm2", time_us(nsets, reps, [&](int s) {
-                       if (dbl)
-                           cublasDnrm2(h, (int)std::min<size_t>(n, INT32_MAX), (double *)xs[s], 1, (double *)dres);
-                       else
-                           cublasSnrm2(h, (int)std::min<size_t>(n, INT32_MAX), (float *)xs[s], 1, (float *)dres);
-                   }), bytes);
+            T("gnorm_p2_native", bytes, [&](int s) { gd(GPUDOT_OP_NORM, t, 0, 0, GPUDOT_ACC_NATIVE, GD_P_TWO, xs[s], nullptr, n, 1, 1, dres); });
+            T("gnorm_p2_compensated", bytes, [&](int s) { gd(GPUDOT_OP_NORM, t, 0, 0, GPUDOT_ACC_COMP, GD_P_TWO, xs[s], nullptr, n, 1, 1, dres); });
+            T(dbl ? "cublasDnrm2" : "cublasSnrm2", bytes, [&](int s) {
+                if (dbl)
+                    cublasDnrm2(H, nI, (double *)xs[s], 1, (double *)dres);
+                else
+                    cublasSnrm2(H, nI, (float *)xs[s], 1, (float *)dres);
+            });
             for (int a = 0; a < 3; a++) {
-                snprintf(name, sizeof name, "gcosine %s", accn[a]);
-                report(name, time_us(nsets, reps, [&](int s) { req(GPUDOT_OP_COS, (gpudot_accum)a, 0, s); }), 2.0 * bytes);
+                snprintf(name, sizeof name, "gcosine_%s", accn[a]);
+                T(name, 2.0 * bytes, [&](int s) { gd(GPUDOT_OP_COS, t, 0, 0, (gpudot_accum)a, 0, xs[s], ys[s], n, 1, 1, dres); });
+            }
+            if (cplx_ok) { /* n complex elements: 2n scalars per operand */
+                T("gdot_complex_double", 4.0 * bytes, [&](int s) { gd(GPUDOT_OP_DOT, t, 1, 1, GPUDOT_ACC_DOUBLE, 0, xs[s], ys[s], n, 1, 1, dres); });
+                T("gdot_complex_native", 4.0 * bytes, [&](int s) { gd(GPUDOT_OP_DOT, t, 1, 1, GPUDOT_ACC_NATIVE, 0, xs[s], ys[s], n, 1, 1, dres); });
+                T(dbl ? "cublasZdotc" : "cublasCdotc", 4.0 * bytes, [&](int s) {
+                    if (dbl)
+                        cublasZdotc(H, nI, (cuDoubleComplex *)xs[s], 1, (cuDoubleComplex *)ys[s], 1, (cuDoubleComplex *)dres);
+                    else
+                        cublasCdotc(H, nI, (cuComplex *)xs[s], 1, (cuComplex *)ys[s], 1, (cuComplex *)dres);
+                });
+                T("gnorm_complex_p2_double", 2.0 * bytes, [&](int s) { gd(GPUDOT_OP_NORM, t, 1, 0, GPUDOT_ACC_DOUBLE, GD_P_TWO, xs[s], nullptr, n, 1, 1, dres); });
+                T(dbl ? "cublasDznrm2" : "cublasScnrm2", 2.0 * bytes, [&](int s) {
+                    if (dbl)
+                        cublasDznrm2(H, nI, (cuDoubleComplex *)xs[s], 1, (double *)dres);
+                    else
+                        cublasScnrm2(H, nI, (cuComplex *)xs[s], 1, (float *)dres);
+                });
+                T("gcosine_complex_double", 4.0 * bytes, [&](int s) { gd(GPUDOT_OP_COS, t, 1, 1, GPUDOT_ACC_DOUBLE, 0, xs[s], ys[s], n, 1, 1, dres); });
             }
             for (int s = 0; s < nsets; s++) {
                 cudaFree(xs[s]);
@@ -195,6 +279,135 @@ int main(int argc, char **argv)
             }
         }
     }
-    cublasDestroy(h);
+}
+
+/* Batched columns: na outputs of runs of nk (gdot of matched columns, gcosine), and one
+ * query (a single column broadcast) against na columns. */
+static void batched(const cudaDeviceProp &prop, unsigned long long *sink)
+{
+    struct Shape {
+        const char *name;
+        int64_t nk, na;
+        int query;
+    } shapes[] = {{"tall_2^24x8", (int64_t)1 << 24, 8, 0},
+                  {"square_4096x4096", 4096, 4096, 0},
+                  {"wide_64x2^21", 64, (int64_t)1 << 21, 0},
+                  {"query_768x10^6", 768, 1000000, 1}};
+    void *out;
+    CK(cudaMalloc(&out, (size_t)8 << 21));
+    for (auto &sh : shapes) {
+        for (int dbl = 0; dbl < 2; dbl++) {
+            if (sh.query && dbl)
+                continue; /* the embedding case is single */
+            size_t es = dbl ? 8 : 4;
+            size_t ybytes = (size_t)(sh.nk * sh.na) * es;
+            size_t xbytes = sh.query ? (size_t)sh.nk * es : ybytes;
+            size_t fr, tot;
+            CK(cudaMemGetInfo(&fr, &tot));
+            int nsets = nsets_for(xbytes + ybytes, prop.l2CacheSize, fr);
+            std::vector<void *> xs(nsets), ys(nsets);
+            for (int s = 0; s < nsets; s++) {
+                CK(cudaMalloc(&xs[s], xbytes));
+                CK(cudaMalloc(&ys[s], ybytes));
+                fill(xs[s], xbytes, dbl, 5 * s + 3);
+                fill(ys[s], ybytes, dbl, 11 * s + 5);
+            }
+            CK(cudaDeviceSynchronize());
+            const char *cls = dbl ? "double" : "single";
+            double bytes = (double)(xbytes + ybytes);
+            int reps = bytes > 1e9 ? 15 : 60;
+            int g = prop.multiProcessorCount * 8;
+            Stats c = time_us(nsets, reps, [&](int s) {
+                read_ceiling<<<g, 256>>>((const float4 *)ys[s], sh.query ? nullptr : (const float4 *)xs[s], ybytes / 16, sink);
+            });
+            row(sh.query ? "read_ceiling_1" : "read_ceiling_2", cls, sh.name, (double)(sh.nk * sh.na), c, bytes);
+            gpudot_type t = dbl ? GPUDOT_F64 : GPUDOT_F32;
+            int64_t ax = sh.query ? 1 : sh.na;
+            for (int op = 0; op < 2; op++) {
+                gpudot_op o = op ? GPUDOT_OP_COS : GPUDOT_OP_DOT;
+                CK(cudaMemset(out, 0xff, (size_t)sh.na * es));
+                Stats s = time_us(nsets, reps, [&](int k) { gd(o, t, 0, 0, GPUDOT_ACC_DOUBLE, 0, xs[k], ys[k], sh.nk, sh.na, ax, out); });
+                std::vector<char> h((size_t)sh.na * es);
+                CK(cudaMemcpy(h.data(), out, h.size(), cudaMemcpyDeviceToHost));
+                for (int64_t i = 0; i < sh.na; i++) {
+                    double v = dbl ? ((double *)h.data())[i] : ((float *)h.data())[i];
+                    if (v != v) {
+                        fprintf(stderr, "kernel_bench: %s %s output %lld is NaN\n", sh.name, op ? "gcosine" : "gdot", (long long)i);
+                        exit(1);
+                    }
+                }
+                row(op ? "gcosine_double" : "gdot_double", cls, sh.name, (double)(sh.nk * sh.na), s, bytes);
+            }
+            if (sh.query) { /* the cuBLAS way to score a query: E' q with gemv */
+                float one = 1, zero = 0;
+                float *d_one, *d_zero;
+                CK(cudaMalloc(&d_one, 4));
+                CK(cudaMalloc(&d_zero, 4));
+                CK(cudaMemcpy(d_one, &one, 4, cudaMemcpyHostToDevice));
+                CK(cudaMemcpy(d_zero, &zero, 4, cudaMemcpyHostToDevice));
+                Stats s = time_us(nsets, reps, [&](int k) {
+                    cublasSgemv(H, CUBLAS_OP_T, (int)sh.nk, (int)sh.na, d_one, (float *)ys[k], (int)sh.nk, (float *)xs[k], 1, d_zero, (float *)out, 1);
+                });
+                row("cublasSgemv_T", cls, sh.name, (double)(sh.nk * sh.na), s, bytes);
+                cudaFree(d_one);
+                cudaFree(d_zero);
+            }
+            for (int s = 0; s < nsets; s++) {
+                cudaFree(xs[s]);
+                cudaFree(ys[s]);
+            }
+        }
+    }
+    cudaFree(out);
+}
+
+/* Copy ceilings: device-to-device (bytes read + written), pinned and pageable host to
+ * device. */
+static void copies()
+{
+    size_t big = (size_t)1 << 30;
+    void *a, *b;
+    CK(cudaMalloc(&a, big));
+    CK(cudaMalloc(&b, big));
+    fill(a, big, 0, 1);
+    Stats s = time_us(1, 20, [&](int) { CK(cudaMemcpyAsync(b, a, big, cudaMemcpyDeviceToDevice)); });
+    row("copy_d2d", "bytes", "1GiB", (double)big, s, 2.0 * big);
+    size_t hb = (size_t)256 << 20;
+    void *pinned;
+    CK(cudaHostAlloc(&pinned, hb, cudaHostAllocDefault));
+    memset(pinned, 1, hb);
+    s = time_us(1, 20, [&](int) { CK(cudaMemcpyAsync(a, pinned, hb, cudaMemcpyHostToDevice)); });
+    row("copy_h2d_pinned", "bytes", "256MiB", (double)hb, s, (double)hb);
+    cudaFreeHost(pinned);
+    std::vector<char> pageable(hb, 1);
+    s = time_us(1, 10, [&](int) { CK(cudaMemcpy(a, pageable.data(), hb, cudaMemcpyHostToDevice)); });
+    row("copy_h2d_pageable", "bytes", "256MiB", (double)hb, s, (double)hb);
+    cudaFree(a);
+    cudaFree(b);
+}
+
+int main(int argc, char **argv)
+{
+    int maxlog = argc > 1 ? atoi(argv[1]) : 30;
+    int minlog = argc > 2 ? atoi(argv[2]) : 10;
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    static char dev[300];
+    int drv = 0;
+    cudaDriverGetVersion(&drv);
+    snprintf(dev, sizeof dev, "%s (%d SMs; driver %d.%d)", prop.name, prop.multiProcessorCount,
+             drv / 1000, drv % 1000 / 10);
+    g_dev = dev;
+    printf("section,op,class,shape,n,median_us,p10_us,p90_us,bytes,GBps,device\n");
+    if (cublasCreate(&H) != CUBLAS_STATUS_SUCCESS)
+        return 1;
+    cublasSetPointerMode(H, CUBLAS_POINTER_MODE_DEVICE);
+    unsigned long long *sink;
+    CK(cudaMalloc(&sink, 8));
+    CK(cudaMalloc(&dres, 64));
+    copies();
+    vectors(prop, minlog, maxlog, sink);
+    batched(prop, sink);
+    cublasDestroy(H);
     return 0;
 }

@@ -40,6 +40,11 @@ void gpudot_cuda_set_staging_cap(size_t bytes)
     (void)bytes;
 }
 
+gpudot_status gpudot_cuda_ping(void)
+{
+    return GPUDOT_NO_DEVICE;
+}
+
 gpudot_status gpudot_cuda_reduce_dev(const gpudot_dot_req *r)
 {
     (void)r;

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <omp.h>
+
 #include "reduce_kernels.cuh"
 #include "gpudot.h"
 
@@ -30,6 +32,7 @@ struct Engine {
     void *mapped_dev = nullptr;
     size_t tickets_n = 0;
     size_t staging_cap = 0;
+    cudaStream_t stream = 0; /* where kernels launch: 0, or the ring's compute stream */
     char err[512] = "";
 } E;
 
@@ -110,10 +113,12 @@ constexpr size_t kMappedBytes = 64 * 1024;
  * uncached mapped memory is of the order of seconds, far beyond any single-output kernel. */
 constexpr long kSpinLimit = 10000000;
 
+size_t ring_bytes();
+
 size_t held()
 {
     return E.x.cap + E.y.cap + E.out.cap + E.carry.cap + E.partials.cap + E.tickets.cap +
-           (E.mapped ? kMappedBytes : 0);
+           (E.mapped ? kMappedBytes : 0) + ring_bytes();
 }
 
 /* ---- launch: one kernel per (type, mode, complexity) chosen at run time ---- */
@@ -123,14 +128,44 @@ struct Launch {
     dim3 grid;
 };
 
-template <class Op> void launch_op(const Launch &L, const Args &p, const Op &op)
+/* Blocks of each kernel that fit one SM, from the occupancy calculator (once per kernel):
+ * plan_launch assumes kBlocksPerSM, and a kernel whose registers allow fewer would run its
+ * grid in more than one wave, the last partly empty.  Grids only shrink here, so the
+ * workspace sized for the plan suffices. */
+template <class Op> void launch_op(const Launch &L0, const Args &p0, const Op &op)
 {
+    static int occ[3] = {0, 0, 0};
+    Launch L = L0;
+    Args p = p0;
+    if (!occ[L.kind]) {
+        int o = 0;
+        if (L.kind == 0)
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, columns_split<Op>, kThreads, 0);
+        else if (L.kind == 1)
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, columns_warp<Op>, kThreads, 0);
+        else
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, rows<Op>, kThreads, 0);
+        cudaGetLastError();
+        occ[L.kind] = o > 0 ? o : 1;
+    }
+    int64_t tb = (int64_t)occ[L.kind] * E.prop.multiProcessorCount;
+    if (occ[L.kind] < kBlocksPerSM) {
+        if (L.kind == 0 && p.na * p.splits > tb) {
+            int64_t s = (tb + p.na - 1) / p.na;
+            p.splits = (int)(s < 1 ? 1 : s < p.splits ? s : p.splits);
+            L.grid = dim3((unsigned)(p.na * p.splits));
+        } else if (L.kind == 2 && (int64_t)L.grid.x * L.grid.y > tb && L.grid.y > 1) {
+            int64_t s = tb / L.grid.x;
+            p.splits = (int)(s < 1 ? 1 : s < p.splits ? s : p.splits);
+            L.grid.y = (unsigned)p.splits;
+        }
+    }
     if (L.kind == 0)
-        columns_split<Op><<<L.grid, kThreads>>>(p, op);
+        columns_split<Op><<<L.grid, kThreads, 0, E.stream>>>(p, op);
     else if (L.kind == 1)
-        columns_warp<Op><<<L.grid, kThreads>>>(p, op);
+        columns_warp<Op><<<L.grid, kThreads, 0, E.stream>>>(p, op);
     else
-        rows<Op><<<L.grid, kThreads>>>(p, op);
+        rows<Op><<<L.grid, kThreads, 0, E.stream>>>(p, op);
 }
 
 /* One functor per op; go<T, A, COMP>() picks the rest of the template arguments. */
@@ -296,7 +331,7 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     if (ntickets > E.tickets_n) {
         if ((st = buf_need(E.tickets, ntickets * sizeof(unsigned), "cudaMalloc (workspace)")))
             return st;
-        CK(cudaMemset(E.tickets.p, 0, E.tickets.cap), "cudaMemset");
+        CK(cudaMemsetAsync(E.tickets.p, 0, E.tickets.cap, E.stream), "cudaMemset");
         E.tickets_n = E.tickets.cap / sizeof(unsigned);
     }
     p.partials = (State *)E.partials.p;
@@ -311,25 +346,133 @@ size_t esize(gpudot_type t, int cplx)
     return (t == GPUDOT_F32 ? 4 : 8) * (cplx ? 2 : 1);
 }
 
-/* Copies the part of one operand that chunk (a0..a0+na, k0..k0+nk) needs to d; returns
- * the operand's extents within the chunk. */
-gpudot_status upload(void *d, const void *h, size_t es, int64_t b, int64_t k, int64_t a,
-                     int64_t a0, int64_t na, int64_t k0, int64_t nk, int64_t *kc, int64_t *ac)
+
+
+/* ---- pinned staging ring for host operands ----
+ * A call on host data streams its operands through kSlots pinned host buffers, each with a
+ * device twin: host threads pack chunk c into pinned slot c % kSlots (a parallel memcpy out
+ * of Octave's pageable array) while the copy engine moves chunk c - 1 and the SMs reduce
+ * chunk c - 2.  cudaMemcpy from pageable memory ran at ~9 GB/s on the H100 machine, pinned
+ * copies at 53.6 GB/s, and cudaHostRegister of the caller's array cost 28-67 ms per GiB:
+ * more than the copy itself, so the ring packs instead.  The buffers are allocated once and
+ * reused (grow-only), freed by gpudot_cuda_release. */
+constexpr int kSlots = 3;
+constexpr size_t kSlotMin = (size_t)2 << 20;
+constexpr size_t kSlotMax = (size_t)32 << 20;
+/* Packing runs in parallel above this many bytes, each thread taking >= kPackPerThread. */
+/* (1 MiB a thread packed ~7 GB/s in all for a 2 MiB chunk on the H100 machine: one
+ * thread's memcpy speed; 256 KiB puts all 16 threads on a 4 MiB chunk) */
+constexpr size_t kPackPerThread = (size_t)256 << 10;
+/* Outputs up to this size stay on the device until the end of a chunked call. */
+constexpr size_t kOutWhole = (size_t)256 << 20;
+
+struct Ring {
+    void *host[kSlots] = {}, *dev[kSlots] = {};
+    size_t cap = 0;
+    int busy[kSlots] = {};
+    cudaEvent_t copied[kSlots] = {}, used[kSlots] = {};
+    cudaStream_t copy = nullptr, comp = nullptr;
+} R;
+
+#define CKS(call, what)                                                                    \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess && st == GPUDOT_OK)                                          \
+            st = fail(e_, what);                                                           \
+    } while (0)
+
+void ring_free()
+{
+    for (int i = 0; i < kSlots; i++) {
+        if (R.host[i])
+            cudaFreeHost(R.host[i]);
+        if (R.dev[i])
+            cudaFree(R.dev[i]);
+        R.host[i] = R.dev[i] = nullptr;
+        R.busy[i] = 0;
+    }
+    R.cap = 0;
+}
+
+gpudot_status ring_need(size_t bytes)
+{
+    if (!R.copy) {
+        CK(cudaStreamCreateWithFlags(&R.copy, cudaStreamNonBlocking), "cudaStreamCreate");
+        CK(cudaStreamCreateWithFlags(&R.comp, cudaStreamNonBlocking), "cudaStreamCreate");
+        for (int i = 0; i < kSlots; i++) {
+            CK(cudaEventCreateWithFlags(&R.copied[i], cudaEventDisableTiming), "cudaEventCreate");
+            CK(cudaEventCreateWithFlags(&R.used[i], cudaEventDisableTiming), "cudaEventCreate");
+        }
+    }
+    if (bytes <= R.cap)
+        return GPUDOT_OK;
+    ring_free();
+    for (int i = 0; i < kSlots; i++) {
+        cudaError_t e = cudaHostAlloc(&R.host[i], bytes, cudaHostAllocPortable);
+        if (e == cudaSuccess)
+            e = cudaMalloc(&R.dev[i], bytes);
+        if (e != cudaSuccess) {
+            ring_free();
+            return fail(e, "cudaHostAlloc / cudaMalloc (staging ring)");
+        }
+    }
+    R.cap = bytes;
+    return GPUDOT_OK;
+}
+
+/* device and pinned host bytes of the ring */
+size_t ring_bytes()
+{
+    return 2 * kSlots * R.cap;
+}
+
+size_t align16(size_t b)
+{
+    return (b + 15) & ~(size_t)15;
+}
+
+/* Copies `count` segments of `len` bytes, `stride` apart in src, to dst back to back, with
+ * up to one thread per kPackPerThread bytes. */
+void copy_segments(char *dst, const char *src, size_t len, size_t stride, size_t count)
+{
+    size_t total = len * count;
+    int nt = (int)(total / kPackPerThread);
+    int most = omp_get_max_threads();
+    nt = nt < 1 ? 1 : nt > most ? most : nt;
+    if (nt == 1 && count == 1) {
+        memcpy(dst, src, total);
+        return;
+    }
+#pragma omp parallel num_threads(nt)
+    {
+        int t = omp_get_thread_num(), n = omp_get_num_threads();
+        size_t b0 = total / n * t + (t < (int)(total % n) ? t : total % n);
+        size_t b1 = b0 + total / n + (t < (int)(total % n) ? 1 : 0);
+        while (b0 < b1) {
+            size_t seg = b0 / len, off = b0 % len;
+            size_t m = len - off < b1 - b0 ? len - off : b1 - b0;
+            memcpy(dst + b0, src + seg * stride + off, m);
+            b0 += m;
+        }
+    }
+}
+
+/* Packs the part of one operand that chunk (a0..a0+na, k0..k0+nk) needs into dst; returns
+ * its bytes and the operand's extents within the chunk. */
+size_t pack(char *dst, const void *h, size_t es, int64_t b, int64_t k, int64_t a, int64_t a0,
+            int64_t na, int64_t k0, int64_t nk, int64_t *kc, int64_t *ac)
 {
     int64_t ka0 = k > 1 ? k0 : 0, kn = k > 1 ? nk : 1;
     int64_t aa0 = a > 1 ? a0 : 0, an = a > 1 ? na : 1;
     *kc = kn;
     *ac = an;
     const char *src = (const char *)h + ((size_t)aa0 * k + ka0) * b * es;
-    if (kn == k || an == 1) { /* one contiguous block */
-        CK(cudaMemcpy(d, src, (size_t)(kn * b * an) * es, cudaMemcpyHostToDevice),
-           "cudaMemcpy (upload)");
-        return GPUDOT_OK;
-    }
-    CK(cudaMemcpy2D(d, (size_t)(kn * b) * es, src, (size_t)(k * b) * es, (size_t)(kn * b) * es,
-                    (size_t)an, cudaMemcpyHostToDevice),
-       "cudaMemcpy2D (upload)");
-    return GPUDOT_OK;
+    size_t len = (size_t)(kn * b) * es;
+    if (kn == k || an == 1)
+        copy_segments(dst, src, len * an, 0, 1);
+    else
+        copy_segments(dst, src, len, (size_t)(k * b) * es, (size_t)an);
+    return len * an;
 }
 
 } // namespace
@@ -377,6 +520,7 @@ void gpudot_cuda_release(void)
     if (E.mapped)
         cudaFreeHost(E.mapped);
     E.mapped = E.mapped_dev = nullptr;
+    ring_free();
 }
 
 const char *gpudot_cuda_last_error(void)
@@ -481,42 +625,39 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     size_t eso = esize(r->type, cplx);
     int64_t nk = r->nk > 0 ? r->nk : 0;
 
-    /* Budget for staging: what we hold plus what is free, less a margin for the
-     * workspace and other users; or the test cap. */
-    size_t bx_all = (size_t)(r->bx * r->kx * r->ax) * esx, by_all = (size_t)(r->by * r->ky * r->ay) * esy;
     size_t out_all = (size_t)(r->nb * r->na) * eso;
-    size_t budget;
-    if (E.staging_cap) {
+    size_t bx_all = (size_t)(r->bx * r->kx * r->ax) * esx, by_all = (size_t)(r->by * r->ky * r->ay) * esy;
+
+    /* Slot size: about an eighth of the operands, so that packing, copying and reducing
+     * overlap from the second chunk on, within [kSlotMin, kSlotMax]; the test cap forces
+     * small chunks. */
+    size_t want = (bx_all + by_all) / 8;
+    want = want < kSlotMin ? kSlotMin : want > kSlotMax ? kSlotMax : want;
+    want = (want + (1 << 20) - 1) & ~(size_t)((1 << 20) - 1);
+    if ((st = ring_need(want)))
+        return st;
+    size_t budget = want - 64; /* room to align y's part to 16 bytes */
+    if (E.staging_cap && E.staging_cap < budget)
         budget = E.staging_cap;
-    } else if (bx_all + by_all + out_all <= E.x.cap + E.y.cap + E.out.cap) {
-        budget = bx_all + by_all + out_all;
-    } else {
-        size_t fr = 0, tot = 0;
-        CK(cudaMemGetInfo(&fr, &tot), "cudaMemGetInfo");
-        size_t have = E.x.cap + E.y.cap + E.out.cap + fr;
-        size_t margin = (size_t)64 << 20;
-        budget = have > 2 * margin ? have - margin - have / 16 : have / 2;
-    }
 
     /* Plan: whole runs, as many outputs (a) per chunk as fit; if one a does not fit, k-slabs
-     * of a single a carried from chunk to chunk. */
+     * of a single a, their states carried from chunk to chunk. */
     size_t per_a = (r->ax > 1 ? (size_t)(r->bx * r->kx) * esx : 0) +
-                   (r->ay > 1 ? (size_t)(r->by * r->ky) * esy : 0) + (size_t)r->nb * eso;
+                   (r->ay > 1 ? (size_t)(r->by * r->ky) * esy : 0);
     size_t fixed = (r->ax > 1 ? 0 : (size_t)(r->bx * r->kx) * esx) +
                    (r->ay > 1 ? 0 : (size_t)(r->by * r->ky) * esy);
     int64_t a_per, k_per;
     if (fixed + per_a <= budget) {
-        a_per = (int64_t)((budget - fixed) / per_a);
-        a_per = a_per > r->na ? r->na : a_per;
+        a_per = per_a ? (int64_t)((budget - fixed) / per_a) : r->na;
+        a_per = a_per > r->na ? r->na : a_per < 1 ? 1 : a_per;
         int64_t grid_cap = r->nb > 1 ? kMaxGridX / ((r->nb + kThreads - 1) / kThreads) : kMaxGridX / 64;
         a_per = a_per > grid_cap ? (grid_cap > 0 ? grid_cap : 1) : a_per;
         k_per = nk;
     } else {
         size_t per_k = (r->kx > 1 ? (size_t)r->bx * esx : 0) + (r->ky > 1 ? (size_t)r->by * esy : 0);
-        size_t fixed_k = (r->kx > 1 ? 0 : (size_t)r->bx * esx) + (r->ky > 1 ? 0 : (size_t)r->by * esy) +
-                         (size_t)r->nb * (eso + sizeof(State));
+        size_t fixed_k = (r->kx > 1 ? 0 : (size_t)r->bx * esx) + (r->ky > 1 ? 0 : (size_t)r->by * esy);
         if (fixed_k + per_k > budget || per_k == 0) {
-            snprintf(E.err, sizeof E.err, "needs %zu bytes of device memory for one slice, %zu usable",
+            snprintf(E.err, sizeof E.err, "needs %zu bytes of staging for one slice, %zu usable",
                      fixed_k + per_k, budget);
             return GPUDOT_OUT_OF_MEMORY;
         }
@@ -527,50 +668,72 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     if (nk == 0)
         k_per = 0;
     int64_t nslab = k_per > 0 ? (nk + k_per - 1) / k_per : 1;
+    int64_t ngroup = (r->na + a_per - 1) / a_per;
 
-    /* Buffers for the largest chunk. */
-    int64_t k_buf = k_per > 0 ? k_per : 1;
-    size_t need_x = (size_t)(r->bx * (r->kx > 1 ? k_buf : 1) * (r->ax > 1 ? a_per : 1)) * esx;
-    size_t need_y = (size_t)(r->by * (r->ky > 1 ? k_buf : 1) * (r->ay > 1 ? a_per : 1)) * esy;
-    if ((st = buf_need(E.x, need_x, "cudaMalloc (x)")) ||
-        (st = buf_need(E.y, need_y, "cudaMalloc (y)")) ||
-        (st = buf_need(E.out, (size_t)(r->nb * a_per) * eso, "cudaMalloc (out)")))
+    /* Outputs stay on the device until the end, unless there are very many of them. */
+    int whole_out = out_all <= kOutWhole;
+    if ((st = buf_need(E.out, whole_out ? out_all : (size_t)(r->nb * a_per) * eso, "cudaMalloc (out)")))
         return st;
     if (nslab > 1 && (st = buf_need(E.carry, (size_t)r->nb * sizeof(State), "cudaMalloc (carry)")))
         return st;
 
-    for (int64_t a0 = 0; a0 < r->na; a0 += a_per) {
-        int64_t na = r->na - a0 < a_per ? r->na - a0 : a_per;
-        for (int64_t s = 0; s < nslab; s++) {
-            int64_t k0 = s * k_per, kn = nk - k0 < k_per ? nk - k0 : k_per;
+    E.stream = R.comp;
+    int64_t c = 0; /* chunk counter: slot c % kSlots */
+    for (int64_t g = 0; g < ngroup && st == GPUDOT_OK; g++) {
+        int64_t a0 = g * a_per, na = r->na - a0 < a_per ? r->na - a0 : a_per;
+        for (int64_t sl = 0; sl < nslab && st == GPUDOT_OK; sl++, c++) {
+            int64_t k0 = sl * k_per, kn = nk - k0 < k_per ? nk - k0 : k_per;
             if (nk == 0)
                 k0 = 0, kn = 0;
+            int slot = (int)(c % kSlots);
             gpudot_dot_req sub = *r;
             sub.nk = kn;
             sub.na = na;
+            char *hx = (char *)R.host[slot], *dx = (char *)R.dev[slot];
+            size_t xb = 0, yb = 0;
+            /* the host slot is free once its last copy finished; the device slot once the
+             * kernel that read it finished (the copy stream waits for that) */
+            if (R.busy[slot])
+                CKS(cudaEventSynchronize(R.copied[slot]), "cudaMemcpyAsync (upload)");
             if (kn > 0) {
-                if ((st = upload(E.x.p, r->x, esx, r->bx, r->kx, r->ax, a0, na, k0, kn, &sub.kx, &sub.ax)) ||
-                    (has_y && (st = upload(E.y.p, r->y, esy, r->by, r->ky, r->ay, a0, na, k0, kn,
-                                           &sub.ky, &sub.ay))))
-                    return st;
+                xb = pack(hx, r->x, esx, r->bx, r->kx, r->ax, a0, na, k0, kn, &sub.kx, &sub.ax);
+                if (has_y)
+                    yb = pack(hx + align16(xb), r->y, esy, r->by, r->ky, r->ay, a0, na, k0, kn,
+                              &sub.ky, &sub.ay);
             } else {
                 sub.kx = sub.ky = 0;
                 sub.ax = r->ax > 1 ? na : 1;
                 sub.ay = r->ay > 1 ? na : 1;
             }
-            if ((st = run_kernel(&sub, E.x.p, E.y.p, E.out.p, s > 0, s == nslab - 1)))
-                return st;
-            if (poll && nslab * ((r->na + a_per - 1) / a_per) > 1) {
-                CK(cudaDeviceSynchronize(), "kernel");
-                if (poll())
-                    return GPUDOT_INTERRUPTED;
-            }
+            size_t bytes = has_y && yb ? align16(xb) + yb : xb;
+            if (R.busy[slot])
+                CKS(cudaStreamWaitEvent(R.copy, R.used[slot], 0), "cudaStreamWaitEvent");
+            if (bytes)
+                CKS(cudaMemcpyAsync(dx, hx, bytes, cudaMemcpyHostToDevice, R.copy), "cudaMemcpyAsync (upload)");
+            CKS(cudaEventRecord(R.copied[slot], R.copy), "cudaEventRecord");
+            CKS(cudaStreamWaitEvent(R.comp, R.copied[slot], 0), "cudaStreamWaitEvent");
+            void *dout = (char *)E.out.p + (whole_out ? (size_t)(a0 * r->nb) * eso : 0);
+            if ((st = run_kernel(&sub, dx, dx + align16(xb), dout, sl > 0, sl == nslab - 1)))
+                break;
+            CKS(cudaEventRecord(R.used[slot], R.comp), "cudaEventRecord");
+            R.busy[slot] = 1;
+            if (poll && poll())
+                st = GPUDOT_INTERRUPTED;
         }
-        CK(cudaMemcpy((char *)r->out + (size_t)(a0 * r->nb) * eso, E.out.p,
-                      (size_t)(na * r->nb) * eso, cudaMemcpyDeviceToHost),
-           "kernel or cudaMemcpy (result)");
+        if (st == GPUDOT_OK && !whole_out)
+            CKS(cudaMemcpyAsync((char *)r->out + (size_t)(a0 * r->nb) * eso, E.out.p,
+                                (size_t)(na * r->nb) * eso, cudaMemcpyDeviceToHost, R.comp),
+                "kernel or cudaMemcpy (result)");
     }
-    return GPUDOT_OK;
+    if (st == GPUDOT_OK && whole_out)
+        CKS(cudaMemcpyAsync(r->out, E.out.p, out_all, cudaMemcpyDeviceToHost, R.comp),
+            "kernel or cudaMemcpy (result)");
+    /* every exit waits for both streams: nothing of this call runs on after it returns */
+    cudaError_t e1 = cudaStreamSynchronize(R.comp), e2 = cudaStreamSynchronize(R.copy);
+    E.stream = 0;
+    if (st == GPUDOT_OK && (e1 != cudaSuccess || e2 != cudaSuccess))
+        st = fail(e1 != cudaSuccess ? e1 : e2, "kernel or cudaMemcpy (result)");
+    return st;
 }
 
 /* The fast variant first; the scaled algorithm where it could not vouch for an output
@@ -595,6 +758,34 @@ gpudot_status gpudot_cuda_reduce_dev(const gpudot_dot_req *r0)
     if ((st = one_launch(r)))
         return st;
     return run_kernel(r, r->x, r->y, r->out, 0, 1);
+}
+
+/* The floor of a small call: an empty kernel that raises the done flag in mapped memory,
+ * the host spinning on it, as dot_resident does for a one-output result. */
+__global__ void ping_kernel(volatile int *done)
+{
+    __threadfence_system();
+    *done = 1;
+}
+
+gpudot_status gpudot_cuda_ping(void)
+{
+    gpudot_status st = probe();
+    if (st != GPUDOT_OK)
+        return st;
+    if (!E.mapped) {
+        CK(cudaHostAlloc(&E.mapped, kMappedBytes, cudaHostAllocMapped), "cudaHostAlloc");
+        CK(cudaHostGetDevicePointer(&E.mapped_dev, E.mapped, 0), "cudaHostGetDevicePointer");
+    }
+    volatile int *flag = (volatile int *)((char *)E.mapped + kMappedBytes - 64);
+    *flag = 0;
+    ping_kernel<<<1, 1>>>((int *)((char *)E.mapped_dev + kMappedBytes - 64));
+    CK(cudaGetLastError(), "kernel launch");
+    for (long spin = 0; spin < kSpinLimit && !*flag; spin++)
+        ;
+    if (!*flag)
+        CK(cudaStreamSynchronize(0), "kernel");
+    return GPUDOT_OK;
 }
 
 gpudot_status gpudot_cuda_malloc(void **d, size_t bytes)

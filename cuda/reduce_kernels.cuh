@@ -132,16 +132,27 @@ template <class Op> __host__ __device__ constexpr int nfields()
     return sizeof(typename Op::Acc) / sizeof(typename Op::A);
 }
 
+/* Fields of an Op's accumulator that can be non-zero for its template arguments (bit j:
+ * field j); only these are shuffled, saved and loaded, the others keep their init value.
+ * (A real dot product in double shuffles one double instead of four per tree level.) */
+template <class Op> __device__ __forceinline__ bool live(int j)
+{
+    return (Op::kLive >> j) & 1u;
+}
+
 template <class Op>
-__device__ __forceinline__ typename Op::Acc shfl_down(const typename Op::Acc &a, int off)
+__device__ __forceinline__ typename Op::Acc shfl_down(const Op &op, const typename Op::Acc &a,
+                                                      int off)
 {
     using A = typename Op::A;
     typename Op::Acc b;
+    op.init(b);
     const A *pa = reinterpret_cast<const A *>(&a);
     A *pb = reinterpret_cast<A *>(&b);
 #pragma unroll
     for (int j = 0; j < nfields<Op>(); j++)
-        pb[j] = __shfl_down_sync(0xffffffffu, pa[j], off);
+        if (live<Op>(j))
+            pb[j] = __shfl_down_sync(0xffffffffu, pa[j], off);
     return b;
 }
 
@@ -151,18 +162,22 @@ template <class Op> __device__ __forceinline__ void save(State *s, const typenam
     const A *pa = reinterpret_cast<const A *>(&a);
 #pragma unroll
     for (int j = 0; j < nfields<Op>(); j++)
-        s->v[j] = (double)pa[j];
+        if (live<Op>(j))
+            s->v[j] = (double)pa[j];
 }
 
 /* Reads a state written by another block of this launch (L2, not L1) or an earlier one. */
-template <class Op> __device__ __forceinline__ typename Op::Acc load(const State *s)
+template <class Op>
+__device__ __forceinline__ typename Op::Acc load(const Op &op, const State *s)
 {
     using A = typename Op::A;
     typename Op::Acc a;
+    op.init(a);
     A *pa = reinterpret_cast<A *>(&a);
 #pragma unroll
     for (int j = 0; j < nfields<Op>(); j++)
-        pa[j] = (A)__ldcg(&s->v[j]);
+        if (live<Op>(j))
+            pa[j] = (A)__ldcg(&s->v[j]);
     return a;
 }
 
@@ -170,7 +185,7 @@ template <class Op>
 __device__ __forceinline__ typename Op::Acc warp_reduce(const Op &op, typename Op::Acc a)
 {
     for (int off = 16; off > 0; off >>= 1) {
-        typename Op::Acc b = shfl_down<Op>(a, off);
+        typename Op::Acc b = shfl_down<Op>(op, a, off);
         op.merge(a, b);
     }
     return a;
@@ -201,7 +216,7 @@ template <class Op>
 __device__ __forceinline__ void finish(const Op &op, const Args &p, int64_t o, typename Op::Acc a)
 {
     if (p.carry_in) {
-        typename Op::Acc prev = load<Op>(&p.carry[o]);
+        typename Op::Acc prev = load<Op>(op, &p.carry[o]);
         op.merge(prev, a);
         a = prev;
     }
@@ -224,6 +239,9 @@ template <typename T_, int M, bool CX_, bool CY_> struct DotOp {
     using A = typename AccType<M>::type;
     using Acc = gpudot::Acc<M>;
     static constexpr bool CX = CX_, CY = CY_, UNARY = false;
+    /* fields s0, s1, c0, c1 */
+    static constexpr unsigned kLive =
+        1u | ((CX || CY) ? 2u : 0u) | (M == COMP ? (4u | ((CX || CY) ? 8u : 0u)) : 0u);
     __device__ void init(Acc &a) const { a.zero(); }
     __device__ void add(Acc &a, T xr, T xi, T yr, T yi) const
     {
@@ -252,6 +270,10 @@ template <typename T_, typename A_, int PK, bool COMPM, bool CX_> struct NormOp 
     using A = A_;
     using Acc = typename NormAcc<A>::type;
     static constexpr bool CX = CX_, CY = false, UNARY = true;
+    /* fields e, s, c, sml, csml, big, cbig: the fast 2-norm and p = 1 use s (and c),
+     * Inf s, the run-time kinds all */
+    static constexpr unsigned kLive = (PK == GD_P_SSQ || PK == GD_P_ONE) ? (2u | (COMPM ? 4u : 0u))
+                                    : PK == GD_P_INF ? 2u : 0x7fu;
     int pk;
     A p;
     __device__ int kind() const { return PK >= 0 ? PK : pk; }
@@ -299,6 +321,12 @@ template <typename T_, typename A_, bool COMPM, bool CX_, bool CY_, bool FAST> s
     using A = A_;
     using Acc = typename CosAcc<A>::type;
     static constexpr bool CX = CX_, CY = CY_, UNARY = false;
+    /* fields ex, ey, xr, xi, xx, yy, cxr, cxi, cxx, cyy, fx, fy, limx, limy: unscaled sums
+     * use xr, xx, yy (xi when complex, the c* when compensated); scaled ones 0-9 (merge
+     * recomputes the cached factors) */
+    static constexpr unsigned kLive =
+        FAST ? (0x34u | ((CX || CY) ? 0x8u : 0u) | (COMPM ? (0x340u | ((CX || CY) ? 0x80u : 0u)) : 0u))
+             : 0x3ffu;
     int fast;
     __device__ void init(Acc &a) const
     {
@@ -448,8 +476,8 @@ __device__ __forceinline__ int64_t run_start(int64_t a, int64_t kx, int64_t ax, 
 }
 
 /*
- * Column mode, long runs (nb == 1): `splits` blocks per output, each summing a contiguous
- * slice of its run; the last block to finish an output merges the slices in order.
+ * Column mode, long runs (nb == 1): `splits` blocks per output, striding through its run
+ * together; the last block to finish an output merges the blocks' sums in block order.
  * Grid: na * splits blocks.
  */
 template <class Op> __global__ void __launch_bounds__(kThreads) columns_split(Args p, Op op)
@@ -459,14 +487,17 @@ template <class Op> __global__ void __launch_bounds__(kThreads) columns_split(Ar
     __shared__ bool is_last;
     int64_t a = blockIdx.x / p.splits;
     int b = blockIdx.x % p.splits;
-    /* slices are multiples of 8 elements so every slice keeps its run's alignment */
-    int64_t per = ((p.nk + p.splits - 1) / p.splits + 7) / 8 * 8;
-    int64_t k0 = min((int64_t)b * per, p.nk), k1 = min(k0 + per, p.nk);
     const T *x = (const T *)p.x + run_start(a, p.kx, p.ax, ex);
     const T *y = Op::UNARY ? x : (const T *)p.y + run_start(a, p.ky, p.ay, ey);
     typename Op::Acc acc;
     op.init(acc);
-    run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, k0, k1, threadIdx.x, kThreads);
+    /* the run's blocks stride through it together (thread b * kThreads + t of splits *
+     * kThreads), so that all loads in flight fall in one window of a few MB.  Contiguous
+     * slices per block (the first version) spread them over the whole run: at 2^30 single
+     * (8 GB in two operands) that reached 91% of the read ceiling against 99% at 2^28, the
+     * pattern of TLB misses. */
+    run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, 0, p.nk, b * kThreads + threadIdx.x,
+            p.splits * kThreads);
     acc = block_reduce(op, acc);
     if (p.splits == 1) {
         if (threadIdx.x == 0)
@@ -489,7 +520,7 @@ template <class Op> __global__ void __launch_bounds__(kThreads) columns_split(Ar
     typename Op::Acc tot;
     op.init(tot);
     for (int s = threadIdx.x; s < p.splits; s += kThreads) {
-        typename Op::Acc part = load<Op>(&p.partials[a * p.splits + s]);
+        typename Op::Acc part = load<Op>(op, &p.partials[a * p.splits + s]);
         op.merge(tot, part);
     }
     tot = block_reduce(op, tot);
@@ -573,7 +604,7 @@ template <class Op> __global__ void __launch_bounds__(kThreads) rows(Args p, Op 
     typename Op::Acc tot;
     op.init(tot);
     for (int s = 0; s < p.splits; s++) {
-        typename Op::Acc part = load<Op>(&p.partials[(int64_t)s * gridDim.x * kThreads + slot]);
+        typename Op::Acc part = load<Op>(op, &p.partials[(int64_t)s * gridDim.x * kThreads + slot]);
         op.merge(tot, part);
     }
     if (o < nout)

@@ -121,6 +121,8 @@ const char *gpudot_cuda_last_error(void); /* text of the last CUDA failure */
  * that); for benchmarks and the kernel ladder. */
 gpudot_status gpudot_cuda_reduce_dev(const gpudot_dot_req *r);
 gpudot_status gpudot_cuda_malloc(void **d, size_t bytes);
+/* An empty kernel's round trip through mapped memory: the floor of any small call. */
+gpudot_status gpudot_cuda_ping(void);
 void gpudot_cuda_free(void *d);
 gpudot_status gpudot_cuda_copy(void *dst, const void *src, size_t bytes, int to_device);
 gpudot_status gpudot_cuda_sync(void);

@@ -926,6 +926,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         op_garray_gather(nrhs, prhs, plhs);
     } else if (!strcmp(op, "__lock__") || !strcmp(op, "__unlock__")) {
         lock_here(!strcmp(op, "__lock__"));
+    } else if (!strcmp(op, "__ping__")) { /* bench: the GPU round-trip floor */
+        gpudot_status st = gpudot_cuda_ping();
+        if (st != GPUDOT_OK)
+            raise_status("__gpudot__", st, gpudot_cuda_last_error());
     } else if (!strcmp(op, "release")) {
         gpudot_cuda_release();
         update_lock();
