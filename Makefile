@@ -2,7 +2,7 @@
 #
 #   make            build build/__gpudot__.mex (CUDA + CPU engines; CPU only without nvcc)
 #   make check      build, then run the test suite (installs Octave first if missing)
-#   make demo       build, then run a short demo
+#   make demo       build, then the demos: tables and PNG plots in build/demos
 #   make bench      GPU machine: every benchmark case, bench/results/<device>.csv, BENCHMARKS.md
 #   make dist       gpudot-VERSION.tar.gz for `pkg install`
 #   make check-dist build the tarball, pkg install it into a scratch prefix, pkg load, test
@@ -36,9 +36,19 @@ $(MEX): deps FORCE
 check: $(MEX)
 	GPUDOT_MEXDIR=$(BUILD) $(OCTAVE) $(OCTFLAGS) tests/run_tests.m
 
-demo: $(MEX)
+# The demos (gpudot_demo: ladder, accuracy, overflow, search), each a table and a PNG in
+# build/demos; GPUDOT_DEMO_SIZE=quick|full (default: full with a GPU, quick without).
+DEMOS := ladder accuracy overflow search
+demo: $(MEX) plot-deps
 	GPUDOT_MEXDIR=$(BUILD) $(OCTAVE) $(OCTFLAGS) --eval \
-	  'addpath (make_absolute_filename ("demos"), make_absolute_filename ("m")); addpath (make_absolute_filename ("$(BUILD)")); demo_gdot_quick'
+	  'addpath (make_absolute_filename ("demos"), make_absolute_filename ("m")); addpath (make_absolute_filename ("$(BUILD)")); demo_gdot_quick; for d = strsplit ("$(DEMOS)"), gpudot_demo (d{1}, "$(BUILD)/demos", getenv ("GPUDOT_DEMO_SIZE")); end'
+
+# gnuplot draws the demos' plots headless; a GPU machine without it uses python3's matplotlib.
+plot-deps:
+	@command -v gnuplot >/dev/null 2>&1 || python3 -c 'import matplotlib' >/dev/null 2>&1 || { \
+	  echo "gpudot: installing gnuplot-nox (demo plots)"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends gnuplot-nox >/dev/null; }
 
 # Needs a GPU, nvcc and cuBLAS; uses build/__gpudot__.mex as it is where mkoctfile is
 # missing (a GPU machine with the octave bundle only).
@@ -70,4 +80,4 @@ clean:
 	rm -rf $(BUILD) $(NAME)-*.tar.gz
 
 FORCE:
-.PHONY: all deps check demo bench dist check-dist clean FORCE
+.PHONY: all deps plot-deps check demo bench dist check-dist clean FORCE

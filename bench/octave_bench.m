@@ -5,24 +5,36 @@
 ##   resident data: gdot, gnorm, gcosine on garrays (the GPU engine), n = 2^10 ... 2^26.
 ## The BLAS label comes from version ("-blas") (run_bench.sh runs the host part once per
 ## BLAS it can switch to); BENCH_PARTS = "host", "resident" or "host,resident" (default); BENCH_MAXLOG caps n.
-## Method: a plain loop of calls per round (as a script makes them), rounds of at least
-## ~50 ms, median and spread over 7 rounds; several input sets rotated; fresh random data.
+## Method: a plain loop of calls per round (as a script makes them), the calls compared in
+## one table measured in alternating rounds, median and spread over 9 rounds; several input
+## sets rotated; fresh random data.
 1;
 
-function [med, lo, hi] = loop_us (code, nsets, budget_s)
-  ## one timed call to size the rounds
-  evalin ("caller", sprintf ("k_ = 1; t0_ = tic (); %s; t_ = toc (t0_);", code));
-  one = max (evalin ("caller", "t_"), 1e-7);
-  per = max (1, min (20000, round (budget_s / 7 / one)));
-  rounds = 7;
-  t = zeros (rounds, 1);
-  for r = 1:rounds
-    evalin ("caller", sprintf ("t0_ = tic (); for r_ = 1:%d, k_ = mod (r_ - 1, %d) + 1; %s; end; t_ = toc (t0_);",
-                               per, nsets, code));
-    t(r) = evalin ("caller", "t_") / per;
+## Times (us per call) of several calls measured in alternation: round r runs a plain loop
+## of each call in turn, so that drift of the machine hits all of them alike; median, min
+## and max over 9 rounds.  With one set the loop has no indexing at all.
+function T = rounds_us (codes, nsets, budget_s)
+  nc = numel (codes);
+  per = zeros (nc, 1);
+  for c = 1:nc   # one timed call each, to size the loops
+    evalin ("caller", sprintf ("k_ = 1; t0_ = tic (); %s; t_ = toc (t0_);", codes{c}));
+    per(c) = max (1, min (20000, round (budget_s / 9 / max (evalin ("caller", "t_"), 1e-7))));
   endfor
-  t = 1e6 * sort (t);
-  med = t(4);  lo = t(1);  hi = t(7);
+  rounds = 9;
+  t = zeros (rounds, nc);
+  for r = 1:rounds
+    for c = 1:nc
+      if (nsets == 1)
+        loop = sprintf ("k_ = 1; t0_ = tic (); for r_ = 1:%d, %s; end; t_ = toc (t0_);", per(c), codes{c});
+      else
+        loop = sprintf ("t0_ = tic (); for r_ = 1:%d, k_ = mod (r_ - 1, %d) + 1; %s; end; t_ = toc (t0_);",
+                        per(c), nsets, codes{c});
+      endif
+      evalin ("caller", loop);
+      t(r, c) = 1e6 * evalin ("caller", "t_") / per(c);
+    endfor
+  endfor
+  T = [median(t, 1); min(t, [], 1); max(t, [], 1)];
 endfunction
 
 function emit (fid, op, cls, n, bytes, med, lo, hi, label)
@@ -67,11 +79,13 @@ rand ("seed", 42);  randn ("seed", 42);
 if (any (strfind (parts, "resident")))
   ## the floors of a small call: an empty MEX call, and one that also makes the GPU
   ## round trip of an empty kernel through mapped memory
-  [m, l, h] = loop_us ("__gpudot__ ('gpu_available')", 1, budget);
-  emit (fid, "mex_empty_call", "none", 1, 0, m, l, h, dev);
   if (gpu)
-    [m, l, h] = loop_us ("__gpudot__ ('__ping__')", 1, budget);
-    emit (fid, "mex_gpu_roundtrip", "none", 1, 0, m, l, h, dev);
+    T = rounds_us ({"__gpudot__ ('gpu_available')", "__gpudot__ ('__ping__')"}, 1, 2 * budget);
+    emit (fid, "mex_empty_call", "none", 1, 0, T(1, 1), T(2, 1), T(3, 1), dev);
+    emit (fid, "mex_gpu_roundtrip", "none", 1, 0, T(1, 2), T(2, 2), T(3, 2), dev);
+  else
+    T = rounds_us ({"__gpudot__ ('gpu_available')"}, 1, budget);
+    emit (fid, "mex_empty_call", "none", 1, 0, T(1, 1), T(2, 1), T(3, 1), dev);
   endif
 endif
 
@@ -86,51 +100,42 @@ for cls = {"single", "double"}
       X{s} = cast (randn (n, 1), cls);  Y{s} = cast (randn (n, 1), cls);
     endfor
     if (any (strfind (parts, "host")))
-      [m, l, h] = loop_us ("dot (X{k_}, Y{k_})", nsets, budget);
-      emit (fid, "host_dot", cls, n, 2 * n * es, m, l, h, dev);
-      [m, l, h] = loop_us ("norm (X{k_})", nsets, budget);
-      emit (fid, "host_norm", cls, n, n * es, m, l, h, dev);
-      [m, l, h] = loop_us ("vecnorm (X{k_})", nsets, budget);
-      emit (fid, "host_vecnorm", cls, n, n * es, m, l, h, dev);
-      [m, l, h] = loop_us ("gdot (X{k_}, Y{k_})", nsets, budget);
-      emit (fid, "host_gdot_auto", cls, n, 2 * n * es, m, l, h, dev);
-      [m, l, h] = loop_us ("gnorm (X{k_})", nsets, budget);
-      emit (fid, "host_gnorm_auto", cls, n, n * es, m, l, h, dev);
-      [m, l, h] = loop_us ("gcosine (X{k_}, Y{k_})", nsets, budget);
-      emit (fid, "host_gcosine_auto", cls, n, 2 * n * es, m, l, h, dev);
+      names = {"host_dot", "host_norm", "host_vecnorm", "host_gdot_auto", "host_gnorm_auto", ...
+               "host_gcosine_auto"};
+      codes = {"dot (X{k_}, Y{k_})", "norm (X{k_})", "vecnorm (X{k_})", "gdot (X{k_}, Y{k_})", ...
+               "gnorm (X{k_})", "gcosine (X{k_}, Y{k_})"};
+      nbytes = [2 1 1 2 1 2] * n * es;
       if (gpu)
-        [m, l, h] = loop_us ("gdot (X{k_}, Y{k_}, 'device', 'gpu')", nsets, budget);
-        emit (fid, "host_gdot_gpu", cls, n, 2 * n * es, m, l, h, dev);
-        [m, l, h] = loop_us ("gnorm (X{k_}, 'device', 'gpu')", nsets, budget);
-        emit (fid, "host_gnorm_gpu", cls, n, n * es, m, l, h, dev);
-        [m, l, h] = loop_us ("gcosine (X{k_}, Y{k_}, 'device', 'gpu')", nsets, budget);
-        emit (fid, "host_gcosine_gpu", cls, n, 2 * n * es, m, l, h, dev);
+        names = [names, {"host_gdot_gpu", "host_gnorm_gpu", "host_gcosine_gpu"}];
+        codes = [codes, {"gdot (X{k_}, Y{k_}, 'device', 'gpu')", "gnorm (X{k_}, 'device', 'gpu')", ...
+                         "gcosine (X{k_}, Y{k_}, 'device', 'gpu')"}];
+        nbytes = [nbytes, [2 1 2] * n * es];
       endif
+      T = rounds_us (codes, nsets, budget * numel (codes));
+      for c = 1:numel (codes)
+        emit (fid, names{c}, cls, n, nbytes(c), T(1, c), T(2, c), T(3, c), dev);
+      endfor
     endif
     if (any (strfind (parts, "resident")) && gpu)
       G = cell (nsets, 1);  Hh = G;
       for s = 1:nsets
         G{s} = garray (X{s});  Hh{s} = garray (Y{s});
       endfor
+      names = {"resident_gdot", "resident_gnorm", "resident_gcosine"};
+      nbytes = [2 1 2] * n * es;
       if (n <= 2 ^ 16)
         ## small calls: one set, the loop as a user writes it (no cell indexing, which
         ## costs a few us of its own); L2 holds these sizes whatever we rotate
         g1 = G{1};  h1 = Hh{1};
-        [m, l, h] = loop_us ("gdot (g1, h1)", 1, budget);
-        emit (fid, "resident_gdot", cls, n, 2 * n * es, m, l, h, dev);
-        [m, l, h] = loop_us ("gnorm (g1)", 1, budget);
-        emit (fid, "resident_gnorm", cls, n, n * es, m, l, h, dev);
-        [m, l, h] = loop_us ("gcosine (g1, h1)", 1, budget);
-        emit (fid, "resident_gcosine", cls, n, 2 * n * es, m, l, h, dev);
+        T = rounds_us ({"gdot (g1, h1)", "gnorm (g1)", "gcosine (g1, h1)"}, 1, 3 * budget);
         clear g1 h1
       else
-        [m, l, h] = loop_us ("gdot (G{k_}, Hh{k_})", nsets, budget);
-        emit (fid, "resident_gdot", cls, n, 2 * n * es, m, l, h, dev);
-        [m, l, h] = loop_us ("gnorm (G{k_})", nsets, budget);
-        emit (fid, "resident_gnorm", cls, n, n * es, m, l, h, dev);
-        [m, l, h] = loop_us ("gcosine (G{k_}, Hh{k_})", nsets, budget);
-        emit (fid, "resident_gcosine", cls, n, 2 * n * es, m, l, h, dev);
+        T = rounds_us ({"gdot (G{k_}, Hh{k_})", "gnorm (G{k_})", "gcosine (G{k_}, Hh{k_})"}, nsets,
+                       3 * budget);
       endif
+      for c = 1:3
+        emit (fid, names{c}, cls, n, nbytes(c), T(1, c), T(2, c), T(3, c), dev);
+      endfor
       clear G Hh
     endif
     clear X Y

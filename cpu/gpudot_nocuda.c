@@ -40,6 +40,14 @@ void gpudot_cuda_set_staging_cap(size_t bytes)
     (void)bytes;
 }
 
+gpudot_status gpudot_cuda_ladder(const gpudot_dot_req *r, int kernel, double *ms)
+{
+    (void)r;
+    (void)kernel;
+    *ms = 0;
+    return GPUDOT_NO_DEVICE;
+}
+
 gpudot_status gpudot_cuda_ping(void)
 {
     return GPUDOT_NO_DEVICE;

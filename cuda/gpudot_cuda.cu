@@ -8,6 +8,7 @@
 
 #include <omp.h>
 
+#include "ladder_kernels.cuh"
 #include "reduce_kernels.cuh"
 #include "gpudot.h"
 
@@ -277,7 +278,8 @@ Launch plan_launch(Args &p)
             L.kind = 0;
             L.grid = dim3((unsigned)(p.na * p.splits));
         } else {
-            int64_t blocks = (p.na + kThreads / 32 - 1) / (kThreads / 32);
+            int64_t per_block = (kThreads / 32) * (32 / p.lanes);
+            int64_t blocks = (p.na + per_block - 1) / per_block;
             int64_t cap = tb * 4; /* beyond this, warps loop over outputs */
             p.splits = 1;
             L.kind = 1;
@@ -321,6 +323,12 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     p.carry_in = carry_in;
     p.is_final = is_final;
     p.done = done;
+    /* warp columns: about two 16-byte loads per lane and operand */
+    size_t es = (sub->type == GPUDOT_F32 ? 4 : 8) * ((sub->cx || (sub->cy && sub->op != GPUDOT_OP_NORM)) ? 2 : 1);
+    int64_t vecs = (int64_t)((sub->nk * es + 15) / 16);
+    p.lanes = 1;
+    while (p.lanes < 32 && 2 * p.lanes < vecs)
+        p.lanes *= 2;
     Launch L = plan_launch(p);
     size_t nparts = L.kind == 0 ? (size_t)L.grid.x
                   : L.kind == 2 && p.splits > 1 ? (size_t)L.grid.x * L.grid.y * kThreads : 0;
@@ -361,8 +369,8 @@ constexpr size_t kSlotMin = (size_t)2 << 20;
 constexpr size_t kSlotMax = (size_t)32 << 20;
 /* Packing runs in parallel above this many bytes, each thread taking >= kPackPerThread. */
 /* (1 MiB a thread packed ~7 GB/s in all for a 2 MiB chunk on the H100 machine: one
- * thread's memcpy speed; 256 KiB puts all 16 threads on a 4 MiB chunk) */
-constexpr size_t kPackPerThread = (size_t)256 << 10;
+ * thread's memcpy speed; 128 KiB puts all 16 threads on a 2 MiB chunk) */
+constexpr size_t kPackPerThread = (size_t)128 << 10;
 /* Outputs up to this size stay on the device until the end of a chunked call. */
 constexpr size_t kOutWhole = (size_t)256 << 20;
 
@@ -431,36 +439,57 @@ size_t align16(size_t b)
     return (b + 15) & ~(size_t)15;
 }
 
-/* Copies `count` segments of `len` bytes, `stride` apart in src, to dst back to back, with
- * up to one thread per kPackPerThread bytes. */
-void copy_segments(char *dst, const char *src, size_t len, size_t stride, size_t count)
+/* A strided copy: `count` segments of `len` bytes, `stride` apart in src, to dst back to
+ * back. */
+struct CopyJob {
+    char *dst;
+    const char *src;
+    size_t len, stride, count;
+};
+
+/* Runs the jobs (the x and y parts of one chunk) in one parallel region, the bytes split
+ * evenly over up to one thread per kPackPerThread.  (One region per operand cost a thread
+ * wake-up each: 16 regions made a 32 MB call 2x the pinned floor on the H100 machine.) */
+void copy_jobs(const CopyJob *jobs, int njobs)
 {
-    size_t total = len * count;
+    size_t total = 0;
+    for (int j = 0; j < njobs; j++)
+        total += jobs[j].len * jobs[j].count;
     int nt = (int)(total / kPackPerThread);
     int most = omp_get_max_threads();
     nt = nt < 1 ? 1 : nt > most ? most : nt;
-    if (nt == 1 && count == 1) {
-        memcpy(dst, src, total);
+    auto part = [&](size_t b0, size_t b1) {
+        size_t base = 0;
+        for (int j = 0; j < njobs && b0 < b1; j++) {
+            const CopyJob &c = jobs[j];
+            size_t jb = c.len * c.count;
+            while (b0 < b1 && b0 < base + jb) {
+                size_t off = b0 - base, seg = off / c.len, in = off % c.len;
+                size_t m = c.len - in;
+                if (m > b1 - b0)
+                    m = b1 - b0;
+                memcpy(c.dst + off, c.src + seg * c.stride + in, m);
+                b0 += m;
+            }
+            base += jb;
+        }
+    };
+    if (nt == 1) {
+        part(0, total);
         return;
     }
 #pragma omp parallel num_threads(nt)
     {
-        int t = omp_get_thread_num(), n = omp_get_num_threads();
-        size_t b0 = total / n * t + (t < (int)(total % n) ? t : total % n);
-        size_t b1 = b0 + total / n + (t < (int)(total % n) ? 1 : 0);
-        while (b0 < b1) {
-            size_t seg = b0 / len, off = b0 % len;
-            size_t m = len - off < b1 - b0 ? len - off : b1 - b0;
-            memcpy(dst + b0, src + seg * stride + off, m);
-            b0 += m;
-        }
+        size_t t = (size_t)omp_get_thread_num(), n = (size_t)omp_get_num_threads();
+        part(total / n * t + (t < total % n ? t : total % n),
+             total / n * (t + 1) + (t + 1 < total % n ? t + 1 : total % n));
     }
 }
 
-/* Packs the part of one operand that chunk (a0..a0+na, k0..k0+nk) needs into dst; returns
- * its bytes and the operand's extents within the chunk. */
-size_t pack(char *dst, const void *h, size_t es, int64_t b, int64_t k, int64_t a, int64_t a0,
-            int64_t na, int64_t k0, int64_t nk, int64_t *kc, int64_t *ac)
+/* The job that packs the part of one operand that chunk (a0..a0+na, k0..k0+nk) needs into
+ * dst; sets the operand's extents within the chunk. */
+CopyJob pack_job(char *dst, const void *h, size_t es, int64_t b, int64_t k, int64_t a, int64_t a0,
+                 int64_t na, int64_t k0, int64_t nk, int64_t *kc, int64_t *ac)
 {
     int64_t ka0 = k > 1 ? k0 : 0, kn = k > 1 ? nk : 1;
     int64_t aa0 = a > 1 ? a0 : 0, an = a > 1 ? na : 1;
@@ -469,10 +498,76 @@ size_t pack(char *dst, const void *h, size_t es, int64_t b, int64_t k, int64_t a
     const char *src = (const char *)h + ((size_t)aa0 * k + ka0) * b * es;
     size_t len = (size_t)(kn * b) * es;
     if (kn == k || an == 1)
-        copy_segments(dst, src, len * an, 0, 1);
-    else
-        copy_segments(dst, src, len, (size_t)(k * b) * es, (size_t)an);
-    return len * an;
+        return CopyJob{dst, src, len * an, 0, 1};
+    return CopyJob{dst, src, len, (size_t)(k * b) * es, (size_t)an};
+}
+
+/* ---- the reduction ladder (gdot (..., "kernel", K)) ---- */
+
+template <typename T, typename A>
+gpudot_status ladder_run(int kernel, const T *dx, const T *dy, int64_t n, A *result,
+                                float *ms)
+{
+    using namespace gpudot::ladder;
+    gpudot_status st = GPUDOT_OK;
+    int64_t blocks_n = (n + kLThreads - 1) / kLThreads;
+    int64_t one_wave = (int64_t)E.prop.multiProcessorCount * (2048 / kLThreads);
+    /* atomic and shared: one element per thread (grid x is at most 2^31 - 1 blocks; the
+     * atomic kernel strides beyond); shuffle and vector: one wave of blocks */
+    int64_t grid = kernel <= 1 ? blocks_n : one_wave;
+    if (grid > kMaxGridX)
+        grid = kMaxGridX;
+    if (grid < 1)
+        grid = 1;
+    if (kernel == 1 && blocks_n > kMaxGridX) {
+        snprintf(E.err, sizeof E.err, "the shared kernel takes at most 2^31 - 1 blocks");
+        return GPUDOT_SIZE_MISMATCH;
+    }
+    size_t need = kernel == 1 ? (size_t)blocks_n * sizeof(A) : sizeof(A);
+    if ((st = buf_need(E.out, need < 256 ? 256 : need, "cudaMalloc (out)")))
+        return st;
+    A *d = (A *)E.out.p;
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0), "cudaEventCreate");
+    CK(cudaEventCreate(&e1), "cudaEventCreate");
+    cudaMemsetAsync(d, 0, sizeof(A));
+    cudaEventRecord(e0);
+    if (n > 0) {
+        if (kernel == 0)
+            k_atomic<T, A><<<(unsigned)grid, kLThreads>>>(dx, dy, n, d);
+        else if (kernel == 1)
+            k_shared<T, A><<<(unsigned)grid, kLThreads>>>(dx, dy, n, d);
+        else if (kernel == 2)
+            k_shuffle<T, A><<<(unsigned)grid, kLThreads>>>(dx, dy, n, d);
+        else
+            k_vector<T, A><<<(unsigned)grid, kLThreads>>>(dx, dy, n, d);
+    }
+    cudaEventRecord(e1);
+    cudaError_t e = cudaEventSynchronize(e1);
+    if (e == cudaSuccess)
+        e = cudaGetLastError();
+    if (e == cudaSuccess)
+        e = cudaEventElapsedTime(ms, e0, e1);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    if (e != cudaSuccess)
+        return fail(e, "kernel");
+    if (kernel == 1 && n > 0) { /* the host pass over the block sums */
+        A *h = (A *)malloc(need);
+        if (!h)
+            return GPUDOT_OUT_OF_MEMORY;
+        e = cudaMemcpy(h, d, need, cudaMemcpyDeviceToHost);
+        A acc = 0;
+        for (int64_t b = 0; b < blocks_n; b++)
+            acc += h[b];
+        free(h);
+        if (e != cudaSuccess)
+            return fail(e, "cudaMemcpy (result)");
+        *result = acc;
+        return GPUDOT_OK;
+    }
+    CK(cudaMemcpy(result, d, sizeof(A), cudaMemcpyDeviceToHost), "cudaMemcpy (result)");
+    return GPUDOT_OK;
 }
 
 } // namespace
@@ -696,10 +791,15 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
             if (R.busy[slot])
                 CKS(cudaEventSynchronize(R.copied[slot]), "cudaMemcpyAsync (upload)");
             if (kn > 0) {
-                xb = pack(hx, r->x, esx, r->bx, r->kx, r->ax, a0, na, k0, kn, &sub.kx, &sub.ax);
-                if (has_y)
-                    yb = pack(hx + align16(xb), r->y, esy, r->by, r->ky, r->ay, a0, na, k0, kn,
-                              &sub.ky, &sub.ay);
+                CopyJob jobs[2];
+                jobs[0] = pack_job(hx, r->x, esx, r->bx, r->kx, r->ax, a0, na, k0, kn, &sub.kx, &sub.ax);
+                xb = jobs[0].len * jobs[0].count;
+                if (has_y) {
+                    jobs[1] = pack_job(hx + align16(xb), r->y, esy, r->by, r->ky, r->ay, a0, na, k0,
+                                       kn, &sub.ky, &sub.ay);
+                    yb = jobs[1].len * jobs[1].count;
+                }
+                copy_jobs(jobs, has_y ? 2 : 1);
             } else {
                 sub.kx = sub.ky = 0;
                 sub.ax = r->ax > 1 ? na : 1;
@@ -758,6 +858,76 @@ gpudot_status gpudot_cuda_reduce_dev(const gpudot_dot_req *r0)
     if ((st = one_launch(r)))
         return st;
     return run_kernel(r, r->x, r->y, r->out, 0, 1);
+}
+
+/* One real dot product with ladder kernel `kernel` (0 atomic, 1 shared, 2 shuffle,
+ * 3 vector, 4 fused).  Host operands go the textbook way: cudaMalloc and cudaMemcpy per
+ * call, freed after.  *ms: the kernels' time between CUDA events (no copies). */
+gpudot_status gpudot_cuda_ladder(const gpudot_dot_req *r, int kernel, double *ms)
+{
+    gpudot_status st = begin(r);
+    if (st != GPUDOT_OK)
+        return st;
+    if (r->op != GPUDOT_OP_DOT || r->cx || r->cy || r->nb != 1 || r->na != 1 ||
+        r->accum == GPUDOT_ACC_COMP || kernel < 0 || kernel > 4)
+        return GPUDOT_BAD_OPTION;
+    int64_t n = r->nk;
+    size_t es = r->type == GPUDOT_F32 ? 4 : 8, bytes = (size_t)n * es;
+    void *dx = (void *)r->x, *dy = (void *)r->y, *ax = nullptr, *ay = nullptr;
+    cudaError_t e = cudaSuccess;
+    if (!r->x_dev && (e = cudaMalloc(&ax, bytes ? bytes : 16)) == cudaSuccess)
+        e = cudaMemcpy(ax, r->x, bytes, cudaMemcpyHostToDevice), dx = ax;
+    if (e == cudaSuccess && !r->y_dev && (e = cudaMalloc(&ay, bytes ? bytes : 16)) == cudaSuccess)
+        e = cudaMemcpy(ay, r->y, bytes, cudaMemcpyHostToDevice), dy = ay;
+    float t = 0;
+    if (e != cudaSuccess) {
+        st = fail(e, "cudaMalloc / cudaMemcpy (upload)");
+    } else if (kernel == 4) {
+        gpudot_dot_req q = *r;
+        q.x_dev = q.y_dev = 1;
+        q.x = dx, q.y = dy;
+        q.bx = q.by = q.ax = q.ay = 1;
+        q.kx = q.ky = n;
+        int cplx = 0;
+        if ((st = buf_need(E.out, 256, "cudaMalloc (out)")) == GPUDOT_OK) {
+            cudaEvent_t e0, e1;
+            cudaEventCreate(&e0);
+            cudaEventCreate(&e1);
+            cudaEventRecord(e0);
+            st = n > 0 ? run_kernel(&q, dx, dy, E.out.p, 0, 1) : GPUDOT_OK;
+            if (n == 0)
+                cudaMemsetAsync(E.out.p, 0, es);
+            cudaEventRecord(e1);
+            e = cudaEventSynchronize(e1);
+            if (e == cudaSuccess)
+                cudaEventElapsedTime(&t, e0, e1);
+            cudaEventDestroy(e0);
+            cudaEventDestroy(e1);
+            if (st == GPUDOT_OK && e != cudaSuccess)
+                st = fail(e, "kernel");
+            if (st == GPUDOT_OK)
+                CKS(cudaMemcpy(r->out, E.out.p, esize(r->type, cplx), cudaMemcpyDeviceToHost),
+                    "cudaMemcpy (result)");
+        }
+    } else if (r->type == GPUDOT_F64) {
+        double v = 0;
+        st = ladder_run<double, double>(kernel, (const double *)dx, (const double *)dy, n, &v, &t);
+        *(double *)r->out = v;
+    } else if (r->accum == GPUDOT_ACC_NATIVE) {
+        float v = 0;
+        st = ladder_run<float, float>(kernel, (const float *)dx, (const float *)dy, n, &v, &t);
+        *(float *)r->out = v;
+    } else {
+        double v = 0;
+        st = ladder_run<float, double>(kernel, (const float *)dx, (const float *)dy, n, &v, &t);
+        *(float *)r->out = (float)v;
+    }
+    if (ax)
+        cudaFree(ax);
+    if (ay)
+        cudaFree(ay);
+    *ms = t;
+    return st;
 }
 
 /* The floor of a small call: an empty kernel that raises the done flag in mapped memory,

@@ -121,6 +121,11 @@ const char *gpudot_cuda_last_error(void); /* text of the last CUDA failure */
  * that); for benchmarks and the kernel ladder. */
 gpudot_status gpudot_cuda_reduce_dev(const gpudot_dot_req *r);
 gpudot_status gpudot_cuda_malloc(void **d, size_t bytes);
+/* The reduction ladder (gdot's "kernel" option): one real dot product (nb = na = 1) with
+ * kernel 0 atomic, 1 shared, 2 shuffle, 3 vector, 4 fused (the production kernel); accum
+ * native or double.  Host operands are copied with cudaMalloc + cudaMemcpy per call.  *ms:
+ * the kernels' time between CUDA events. */
+gpudot_status gpudot_cuda_ladder(const gpudot_dot_req *r, int kernel, double *ms);
 /* An empty kernel's round trip through mapped memory: the floor of any small call. */
 gpudot_status gpudot_cuda_ping(void);
 void gpudot_cuda_free(void *d);

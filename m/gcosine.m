@@ -51,3 +51,7 @@ endfunction
 %!assert (gcosine (1e-300 * [1 1], 1e-300 * [1 -1]), 0)
 %!assert (isnan (gcosine ([0 0], [1 1])))
 %!error <Invalid call> gcosine (1)
+
+%!demo
+%! ## Similarity search: one query against many resident embeddings, GPU against CPU
+%! gpudot_demo ("search");

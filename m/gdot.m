@@ -29,6 +29,22 @@
 ## @code{dot} does; fastest, least accurate).  @code{"compensated"}: the Ogita-Rump-Oishi
 ## Dot2 algorithm in double with fused multiply-adds: as accurate as if computed in
 ## twice the working precision, then rounded.
+## @item "kernel"
+## Teaching: one dot product of two real vectors on the GPU with one kernel of the
+## reduction ladder, each adding one idea (cuda/ladder_kernels.cuh has the code):
+## @code{"atomic"} (one thread per element, each @code{atomicAdd}-ing its product into
+## one result: independent threads; cost: n atomics serialised on one address),
+## @code{"shared"} (a tree in shared memory per block, block sums added on the host:
+## cooperation within a block; cost: a barrier per level and a second pass on the host),
+## @code{"shuffle"} (a grid-stride loop summing in registers, warp shuffles, one atomic
+## per warp: registers instead of shared memory; cost: atomics make the last bits vary),
+## @code{"vector"} (the same with 16-byte loads: fewer, wider memory instructions; cost:
+## a scalar tail), @code{"fused"} (the production kernel, used by default: two phases in
+## one launch, the last block adding the blocks' sums in a fixed order; no float atomics,
+## no host pass, bitwise repeatable).  Host operands are copied the textbook way
+## (@code{cudaMalloc} and @code{cudaMemcpy} on every call).  @code{[d, ms] = gdot (@dots{})}
+## also returns the kernels' GPU time in milliseconds (CUDA events).  Takes
+## @code{"accum"} @code{"native"} or @code{"double"}, no @var{dim}; needs a GPU.
 ## @item "device"
 ## @code{"auto"} (default): the engine that answers first.  For arrays in host memory
 ## that is the CPU engine at every size measured (see the README: copying host data to
@@ -61,7 +77,7 @@
 ## @seealso{dot, gpudot_info, gpudot_gpu_available}
 ## @end deftypefn
 
-function d = gdot (x, y, varargin)
+function [d, ms] = gdot (x, y, varargin)
 
   if (nargin == 2 && ((isfloat (x) && ! issparse (x)) || isobject (x))
       && ((isfloat (y) && ! issparse (y)) || isobject (y)))
@@ -72,10 +88,17 @@ function d = gdot (x, y, varargin)
   elseif (nargin < 2)
     print_usage ();
   endif
-  [dim, accum, device] = __gpudot_args__ ("gdot", varargin);
+  [dim, accum, device, kernel] = __gpudot_args__ ("gdot", varargin);
   x = __gpudot_operand__ ("gdot", "X", x);
   y = __gpudot_operand__ ("gdot", "Y", y);
-  d = __gpudot__ ("dot", x, y, dim, accum, device);
+  if (! isempty (kernel))
+    if (! isempty (dim))
+      error ("gpudot:badOption", "gdot: \"kernel\" takes no DIM");
+    endif
+    [d, ms] = __gpudot__ ("ladder", x, y, kernel, accum, device);
+  else
+    d = __gpudot__ ("dot", x, y, dim, accum, device);
+  endif
 
 endfunction
 
@@ -90,3 +113,15 @@ endfunction
 %!error <Invalid call> gdot (1)
 %!error id=gpudot:badType gdot ({1}, 1)
 %!error id=gpudot:badOption gdot (1, 1, "accum")
+%!error id=gpudot:badOption gdot (1, 1, "kernel", "bogus")
+%!error id=gpudot:badOption gdot ([1 2], [3 4], "kernel", "shared", "device", "cpu")
+%!error id=gpudot:badOption gnorm ([1 2], "kernel", "shared")
+
+%!demo
+%! ## The reduction ladder: each GPU kernel of gdot's "kernel" option against Octave's dot
+%! ## (table, and a PNG in tempdir ()); CPU engine only without a GPU
+%! gpudot_demo ("ladder");
+
+%!demo
+%! ## Accuracy of "native", "double" and "compensated" against Octave's dot
+%! gpudot_demo ("accuracy");

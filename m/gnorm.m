@@ -84,3 +84,7 @@ endfunction
 %!assert (class (gnorm (single ([3 4]))), "single")
 %!error <Invalid call> gnorm ()
 %!error id=gpudot:badOption gnorm ([1 2], "bad")
+
+%!demo
+%! ## gnorm against norm and vecnorm on values from the subnormal range to overflow
+%! gpudot_demo ("overflow");

@@ -467,7 +467,23 @@ typedef struct {
     int64_t dim;
     gpudot_accum accum;
     int dev;
+    int kernel; /* gdot's "kernel" option: -1 none, else the ladder index */
 } call_t;
+
+static const char *const ladder_names[] = {"atomic", "shared", "shuffle", "vector", "fused"};
+
+static int parse_kernel(const mxArray *a, int *k)
+{
+    char *s = get_string(a);
+    if (!s)
+        return 0;
+    int found = 0;
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(s, ladder_names[i]))
+            *k = i, found = 1;
+    mxFree(s);
+    return found;
+}
 
 static void bad_dim(const char *fn)
 {
@@ -503,6 +519,7 @@ static void parse_internal(const char *fn, gpudot_op op, int nrhs, const mxArray
     memset(c, 0, sizeof *c);
     c->accum = GPUDOT_ACC_DOUBLE;
     c->dev = DEV_AUTO;
+    c->kernel = -1;
     if (nrhs < IN_X + 1 || nrhs > IN_END || (has_y && nrhs < IN_Y + 1))
         mexErrMsgIdAndTxt("gpudot:badOption", "%s: expected %d to 5 arguments after the op", fn,
                           has_y ? 2 : 1);
@@ -526,7 +543,7 @@ static int is_option_name(const mxArray *a)
     if (!mxIsChar(a) || mxGetNumberOfElements(a) >= sizeof buf)
         return 0;
     mxGetString(a, buf, sizeof buf);
-    return !strcasecmp(buf, "accum") || !strcasecmp(buf, "device");
+    return !strcasecmp(buf, "accum") || !strcasecmp(buf, "device") || !strcasecmp(buf, "kernel");
 }
 
 /*
@@ -542,6 +559,7 @@ static void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *
     memset(c, 0, sizeof *c);
     c->accum = GPUDOT_ACC_DOUBLE;
     c->dev = DEV_AUTO;
+    c->kernel = -1;
     if (nrhs < k)
         mexErrMsgIdAndTxt("Octave:invalid-fun-call", "Invalid call to %s.  Correct usage is:\n\n"
                           " -- %s (X%s, ...)", fn, fn, has_y ? ", Y" : "");
@@ -565,6 +583,11 @@ static void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *
         } else if (!strcasecmp(name, "device")) {
             if (!parse_device(prhs[k + 1], &c->dev))
                 bad_device(fn);
+        } else if (!strcasecmp(name, "kernel") && op == GPUDOT_OP_DOT) {
+            if (!parse_kernel(prhs[k + 1], &c->kernel))
+                mexErrMsgIdAndTxt("gpudot:badOption",
+                                  "%s: \"kernel\" must be \"atomic\", \"shared\", \"shuffle\", "
+                                  "\"vector\" or \"fused\"", fn);
         } else {
             mexErrMsgIdAndTxt("gpudot:badOption", "%s: unknown option \"%s\"", fn, name);
         }
@@ -755,6 +778,69 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
         raise_status(fn, st, gpu ? gpudot_cuda_last_error() : "");
 }
 
+/* gdot (x, y, "kernel", K): one real dot product with a kernel of the reduction ladder
+ * (cuda/ladder_kernels.cuh), on the GPU; [d, ms] also returns the kernels' GPU time. */
+static void op_ladder(const char *fn, const call_t *c, int nlhs, mxArray *plhs[])
+{
+    operand_t X, Y;
+    resolve(fn, "X", c->x, &X);
+    resolve(fn, "Y", c->y, &Y);
+    if (X.cplx || Y.cplx || c->have_dim || !is_vector(&X.sh) || !is_vector(&Y.sh) ||
+        numel_of(&X.sh) != numel_of(&Y.sh))
+        mexErrMsgIdAndTxt("gpudot:badOption",
+                          "%s: \"kernel\" takes two real vectors of equal length (one dot "
+                          "product) and no DIM", fn);
+    if (c->accum == GPUDOT_ACC_COMP)
+        mexErrMsgIdAndTxt("gpudot:badOption",
+                          "%s: \"kernel\" takes \"accum\" \"native\" or \"double\"", fn);
+    if (c->dev == DEV_CPU)
+        mexErrMsgIdAndTxt("gpudot:badOption", "%s: \"kernel\" runs on the GPU, not \"cpu\"", fn);
+    if (!gpudot_cuda_available())
+        raise_status(fn, GPUDOT_NO_DEVICE, gpudot_cuda_last_error());
+    int single = X.single || Y.single;
+    if (X.dev || Y.dev) {
+        if (X.dev && Y.dev && X.single != Y.single)
+            mexErrMsgIdAndTxt("gpudot:badType",
+                              "%s: garrays of different classes (single and double); make both "
+                              "one class", fn);
+        single = X.dev ? X.single : Y.single;
+    }
+    int out_single = X.single || Y.single;
+    void *tmp_x = NULL, *tmp_y = NULL;
+    const void *px = X.data, *py = Y.data;
+    if (!X.dev && X.single != single)
+        px = tmp_x = single ? (void *)to_single(X.mx) : (void *)to_double(X.mx);
+    if (!Y.dev && Y.single != single)
+        py = tmp_y = single ? (void *)to_single(Y.mx) : (void *)to_double(Y.mx);
+    gpudot_dot_req r;
+    memset(&r, 0, sizeof r);
+    r.op = GPUDOT_OP_DOT;
+    r.type = single ? GPUDOT_F32 : GPUDOT_F64;
+    r.accum = c->accum;
+    r.nb = 1, r.na = 1, r.nk = numel_of(&X.sh);
+    r.bx = r.ax = r.by = r.ay = 1;
+    r.kx = r.ky = r.nk;
+    r.x = px, r.y = py;
+    r.x_dev = X.dev, r.y_dev = Y.dev;
+    double res[2] = {0, 0}, ms = 0;
+    r.out = res;
+    gpudot_status st = gpudot_cuda_ladder(&r, c->kernel, &ms);
+    if (tmp_x)
+        mxFree(tmp_x);
+    if (tmp_y)
+        mxFree(tmp_y);
+    update_lock();
+    if (st != GPUDOT_OK)
+        raise_status(fn, st, gpudot_cuda_last_error());
+    double v = single ? (double)*(float *)res : res[0];
+    plhs[0] = out_single ? mxCreateNumericMatrix(1, 1, mxSINGLE_CLASS, mxREAL)
+                         : mxCreateDoubleScalar(v);
+    if (out_single)
+        *(float *)mxGetData(plhs[0]) = (float)v;
+    if (nlhs > 1)
+        plhs[1] = mxCreateDoubleScalar(ms);
+}
+
 /* ---- garray ops ---- */
 
 /* [id, on_device] = __gpudot__ ("garray_new", x) */
@@ -895,7 +981,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             c.x = public_operand(fn, "X", c.x);
             if (op != GPUDOT_OP_NORM)
                 c.y = public_operand(fn, "Y", c.y);
-            op_reduce(fn, op, &c, plhs);
+            if (c.kernel >= 0)
+                op_ladder(fn, &c, nlhs, plhs);
+            else
+                op_reduce(fn, op, &c, plhs);
             return;
         }
     }
@@ -903,7 +992,6 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         mexErrMsgIdAndTxt("gpudot:badOption", "__gpudot__: first argument must be an op name");
     char op[32];
     mxGetString(prhs[0], op, sizeof op);
-    (void)nlhs;
     call_t c;
     if (!strcmp(op, "dot")) {
         parse_internal("gdot", GPUDOT_OP_DOT, nrhs, prhs, &c);
@@ -914,6 +1002,19 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     } else if (!strcmp(op, "cosine")) {
         parse_internal("gcosine", GPUDOT_OP_COS, nrhs, prhs, &c);
         op_reduce("gcosine", GPUDOT_OP_COS, &c, plhs);
+    } else if (!strcmp(op, "ladder")) {
+        /* [d, ms] = __gpudot__ ("ladder", x, y, kernel, accum, device) (gdot.m) */
+        if (nrhs != 6)
+            mexErrMsgIdAndTxt("gpudot:badOption", "__gpudot__: ladder takes x, y, kernel, accum, device");
+        memset(&c, 0, sizeof c);
+        c.x = prhs[1], c.y = prhs[2];
+        if (!parse_kernel(prhs[3], &c.kernel))
+            mexErrMsgIdAndTxt("gpudot:badOption", "gdot: unknown \"kernel\"");
+        if (!parse_accum(prhs[4], &c.accum))
+            bad_accum("gdot");
+        if (!parse_device(prhs[5], &c.dev))
+            bad_device("gdot");
+        op_ladder("gdot", &c, nlhs, plhs);
     } else if (!strcmp(op, "info")) {
         op_info(plhs);
     } else if (!strcmp(op, "gpu_available")) {

@@ -2,14 +2,16 @@
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-
-## @deftypefn {} {[@var{dim}, @var{accum}, @var{device}] =} __gpudot_args__ (@var{fn}, @var{args})
+## @deftypefn {} {[@var{dim}, @var{accum}, @var{device}, @var{kernel}] =} __gpudot_args__ (@var{fn}, @var{args})
 ## Parses the trailing arguments shared by gpudot's functions: an optional numeric
-## @var{dim}, then name/value pairs @code{"accum"} and @code{"device"}.  Internal.
+## @var{dim}, then name/value pairs @code{"accum"}, @code{"device"} and (gdot only)
+## @code{"kernel"} (empty when absent).  Internal.
 ## @end deftypefn
 
-function [dim, accum, device] = __gpudot_args__ (fn, args)
+function [dim, accum, device, kernel] = __gpudot_args__ (fn, args)
 
   dim = [];
+  kernel = "";
   accum = "double";
   device = "auto";
   if (! isempty (args) && ! ischar (args{1}))
@@ -43,6 +45,15 @@ function [dim, accum, device] = __gpudot_args__ (fn, args)
                  "%s: \"device\" must be \"auto\", \"gpu\" or \"cpu\"", fn);
         endif
         device = value;
+      case "kernel"
+        if (! strcmp (fn, "gdot"))
+          error ("gpudot:badOption", "%s: unknown option \"%s\"", fn, name);
+        elseif (! ischar (value)
+                || ! any (strcmp (value, {"atomic", "shared", "shuffle", "vector", "fused"})))
+          error ("gpudot:badOption", ["%s: \"kernel\" must be \"atomic\", \"shared\", " ...
+                                      "\"shuffle\", \"vector\" or \"fused\""], fn);
+        endif
+        kernel = value;
       otherwise
         error ("gpudot:badOption", "%s: unknown option \"%s\"", fn, name);
     endswitch
