@@ -18,7 +18,7 @@ function T = rounds_us (codes, nsets, budget_s)
   per = zeros (nc, 1);
   for c = 1:nc   # one timed call each, to size the loops
     evalin ("caller", sprintf ("k_ = 1; t0_ = tic (); %s; t_ = toc (t0_);", codes{c}));
-    per(c) = max (1, min (20000, round (budget_s / 9 / max (evalin ("caller", "t_"), 1e-7))));
+    per(c) = max (1, min (20000, round (budget_s / nc / 9 / max (evalin ("caller", "t_"), 1e-7))));
   endfor
   rounds = 9;
   t = zeros (rounds, nc);
