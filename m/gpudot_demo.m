@@ -186,8 +186,8 @@ function T = demo_accuracy (outdir, full, where)
   x = ones (2^25, 1, "single");
   printf ("\nsum of 2^25 single ones: dot %d, gdot native %d, gdot (double) %d\n",
           dot (x, x), gdot (x, x, "accum", "native"), gdot (x, x));
-  printf ("(a float running sum stops at 2^24 = 16777216: the reference BLAS's dot does; OpenBLAS\n"
-          " and gdot's native mode keep many partial sums and do not)\n");
+  printf (["(a float running sum stops at 2^24 = 16777216: the reference BLAS's dot does;" ...
+           " OpenBLAS\n and gdot's native mode keep many partial sums and do not)\n"]);
   if (gpudot_gpu_available ())
     printf ("one float accumulator on the GPU (the atomic ladder kernel): %d\n",
             gdot (x, x, "kernel", "atomic", "accum", "native"));
