@@ -56,7 +56,7 @@ int gpudot_fast_variant(gpudot_dot_req *r)
     return !exact;
 }
 
-int gpudot_fast_failed(const gpudot_dot_req *r)
+static int fast_failed(const gpudot_dot_req *r)
 {
     int64_t n = r->nb * r->na * (r->op == GPUDOT_OP_COS && (r->cx || r->cy) ? 2 : 1);
     if (r->type == GPUDOT_F32) {
@@ -71,4 +71,14 @@ int gpudot_fast_failed(const gpudot_dot_req *r)
                 return 1;
     }
     return 0;
+}
+
+gpudot_status gpudot_two_step(const gpudot_dot_req *r, gpudot_poll_fn poll, gpudot_pass_fn pass)
+{
+    gpudot_dot_req f = *r;
+    int check = gpudot_fast_variant(&f);
+    gpudot_status st = pass(&f, poll);
+    if (st == GPUDOT_OK && check && fast_failed(&f))
+        st = pass(r, poll);
+    return st;
 }

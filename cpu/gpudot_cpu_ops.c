@@ -262,10 +262,5 @@ static gpudot_status reduce_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
 /* The fast variant first; the scaled algorithm where it could not vouch for an output. */
 gpudot_status gpudot_cpu_reduce(const gpudot_dot_req *r, gpudot_poll_fn poll)
 {
-    gpudot_dot_req f = *r;
-    int check = gpudot_fast_variant(&f);
-    gpudot_status st = reduce_pass(&f, poll);
-    if (st == GPUDOT_OK && check && gpudot_fast_failed(&f))
-        st = reduce_pass(r, poll);
-    return st;
+    return gpudot_two_step(r, poll, reduce_pass);
 }

@@ -840,12 +840,7 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
  * (NaN: extreme magnitudes, Inf or NaN elements, zero vectors). */
 gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
 {
-    gpudot_dot_req f = *r;
-    int check = gpudot_fast_variant(&f);
-    gpudot_status st = dot_pass(&f, poll);
-    if (st == GPUDOT_OK && check && gpudot_fast_failed(&f))
-        st = dot_pass(r, poll);
-    return st;
+    return gpudot_two_step(r, poll, dot_pass);
 }
 
 gpudot_status gpudot_cuda_reduce_dev(const gpudot_dot_req *r0)

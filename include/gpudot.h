@@ -86,11 +86,12 @@ gpudot_status gpudot_check_req(const gpudot_dot_req *r);
  * the fast variant, plain unscaled sums at the speed of a dot product; then, only where
  * that could not vouch for an output (it wrote NaN), the scaled algorithm over the whole
  * call.  gpudot_fast_variant turns r into its fast variant (pk, fast) and says whether the
- * outputs need that check; gpudot_fast_failed says whether any output is NaN.  Single data
+ * outputs need that check; gpudot_two_step runs an engine's pass that way.  Single data
  * with a double accumulator needs no check: its squares and products are exact there and
  * no sum of them can overflow or underflow. */
+typedef gpudot_status (*gpudot_pass_fn)(const gpudot_dot_req *r, gpudot_poll_fn poll);
 int gpudot_fast_variant(gpudot_dot_req *r);
-int gpudot_fast_failed(const gpudot_dot_req *r);
+gpudot_status gpudot_two_step(const gpudot_dot_req *r, gpudot_poll_fn poll, gpudot_pass_fn pass);
 
 /* ---- CPU engine (always built) ---- */
 gpudot_status gpudot_cpu_dot(const gpudot_dot_req *r, gpudot_poll_fn poll);    /* any op */

@@ -614,6 +614,25 @@ static const mxArray *public_operand(const char *fn, const char *name, const mxA
     return out ? out : a;
 }
 
+/* The class a reduction computes in and the class of its result.  The result is single if
+ * either input is; host data is computed in the result's class (a double operand rounded to
+ * single first, as dot does).  A resident operand cannot be converted: the host operand
+ * takes its class instead, and a double computation is rounded to a single result at the
+ * end. */
+static void classes_of(const char *fn, const operand_t *X, const operand_t *Y, int has_y,
+                       int *single, int *out_single)
+{
+    *out_single = X->single || (has_y && Y->single);
+    *single = *out_single;
+    if (X->dev || (has_y && Y->dev)) {
+        if (X->dev && has_y && Y->dev && X->single != Y->single)
+            mexErrMsgIdAndTxt("gpudot:badType",
+                              "%s: garrays of different classes (single and double); make both "
+                              "one class", fn);
+        *single = X->dev ? X->single : Y->single;
+    }
+}
+
 static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *plhs[])
 {
     int has_y = op != GPUDOT_OP_NORM;
@@ -666,20 +685,9 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     }
     int d = (int)dim - 1;
 
-    /* Classes.  The result is single if either input is; host data is computed in the
-     * result's class (a double operand rounded to single first, as dot does).  A resident
-     * operand cannot be converted: the host operand takes its class instead, and a double
-     * computation is rounded to a single result at the end. */
     int cx = X.cplx, cy = has_y && Y.cplx;
-    int out_single = X.single || (has_y && Y.single);
-    int single = out_single;
-    if (X.dev || Y.dev) {
-        if (X.dev && Y.dev && X.single != Y.single)
-            mexErrMsgIdAndTxt("gpudot:badType",
-                              "%s: garrays of different classes (single and double); make both "
-                              "one class", fn);
-        single = X.dev ? X.single : Y.single;
-    }
+    int single, out_single;
+    classes_of(fn, &X, &Y, has_y, &single, &out_single);
     mwSize odims[MAXDIMS];
     for (int j = 0; j < nd; j++)
         odims[j] = (mwSize)(j == d ? 1 : sb.d[j]);
@@ -797,15 +805,8 @@ static void op_ladder(const char *fn, const call_t *c, int nlhs, mxArray *plhs[]
         mexErrMsgIdAndTxt("gpudot:badOption", "%s: \"kernel\" runs on the GPU, not \"cpu\"", fn);
     if (!gpudot_cuda_available())
         raise_status(fn, GPUDOT_NO_DEVICE, gpudot_cuda_last_error());
-    int single = X.single || Y.single;
-    if (X.dev || Y.dev) {
-        if (X.dev && Y.dev && X.single != Y.single)
-            mexErrMsgIdAndTxt("gpudot:badType",
-                              "%s: garrays of different classes (single and double); make both "
-                              "one class", fn);
-        single = X.dev ? X.single : Y.single;
-    }
-    int out_single = X.single || Y.single;
+    int single, out_single;
+    classes_of(fn, &X, &Y, 1, &single, &out_single);
     void *tmp_x = NULL, *tmp_y = NULL;
     const void *px = X.data, *py = Y.data;
     if (!X.dev && X.single != single)
