@@ -30,6 +30,17 @@ void gpudot_cuda_release(void)
 {
 }
 
+int gpudot_cuda_lost(void)
+{
+    return 0;
+}
+
+gpudot_status gpudot_cuda_inject(int fault)
+{
+    (void)fault;
+    return GPUDOT_NO_DEVICE;
+}
+
 const char *gpudot_cuda_last_error(void)
 {
     return "gpudot was built without CUDA";

@@ -4,6 +4,7 @@
  * and a saved error text, never a print or an exit.
  */
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include <omp.h>
@@ -34,7 +35,10 @@ struct Engine {
     size_t tickets_n = 0;
     size_t staging_cap = 0;
     cudaStream_t stream = 0; /* where kernels launch: 0, or the ring's compute stream */
+    int fault = GPUDOT_FAULT_NONE; /* test hook: gpudot_cuda_inject */
+    int lost = 0;                  /* a sticky error: the context is unusable */
     char err[512] = "";
+    char lost_msg[640] = "";
 } E;
 
 /* Blocks per SM for kThreads = 256: 8 blocks x 8 warps = 64 warps, a full H100/A100 SM. */
@@ -46,8 +50,20 @@ constexpr int64_t kSplitMinRun = 4096;
 /* Each block of a split run takes at least this many elements (8 per thread). */
 constexpr int64_t kMinPerBlock = kThreads * 8;
 
+/* Every CUDA failure comes here: the text is kept for the gateway's message.  Errors of
+ * the call itself (out of memory, a bad launch configuration) are cleared so the next call
+ * works.  A fault inside a kernel (illegal address, trap, launch failure) is sticky: the
+ * context stays broken and every later CUDA call in the process fails, so only a new
+ * process (restarting Octave) can use the GPU again.  That is found by clearing the error
+ * and synchronizing: a sticky error comes back.  From then on the engine answers every GPU
+ * request with GPUDOT_CUDA and that message, gpudot_cuda_available () is 0 (so "auto"
+ * takes the CPU engine), and frees are skipped (they would fail anyway). */
 gpudot_status fail(cudaError_t e, const char *what)
 {
+    if (E.lost) {
+        snprintf(E.err, sizeof E.err, "%s", E.lost_msg);
+        return GPUDOT_CUDA;
+    }
     snprintf(E.err, sizeof E.err, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError(); /* not sticky: clear it so the next call works */
@@ -55,7 +71,27 @@ gpudot_status fail(cudaError_t e, const char *what)
     }
     if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
         return GPUDOT_NO_DEVICE;
+    if (E.ok) {
+        cudaGetLastError();
+        cudaError_t s = cudaDeviceSynchronize();
+        if (s != cudaSuccess) {
+            E.lost = 1;
+            snprintf(E.lost_msg, sizeof E.lost_msg,
+                     "%s; the CUDA context is lost: restart Octave to use the GPU again", E.err);
+            snprintf(E.err, sizeof E.err, "%s", E.lost_msg);
+        }
+    }
     return GPUDOT_CUDA;
+}
+
+/* cudaMalloc, or a real allocation failure where a test asked for one (an impossible size). */
+cudaError_t dev_malloc(void **p, size_t bytes)
+{
+    if (E.fault == GPUDOT_FAULT_ALLOC) {
+        E.fault = GPUDOT_FAULT_NONE;
+        bytes = (size_t)1 << 60;
+    }
+    return cudaMalloc(p, bytes);
 }
 
 #define CK(call, what)                                                                     \
@@ -67,16 +103,30 @@ gpudot_status fail(cudaError_t e, const char *what)
 
 gpudot_status probe()
 {
+    if (E.lost) {
+        snprintf(E.err, sizeof E.err, "%s", E.lost_msg);
+        return GPUDOT_CUDA;
+    }
     if (E.probed)
         return E.ok ? GPUDOT_OK : GPUDOT_NO_DEVICE;
     E.probed = 1;
-    int n = 0;
+    int n = 0, drv = 0, rt = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
-        if (e != cudaSuccess)
-            fail(e, "cudaGetDeviceCount");
+        /* say it in the user's terms: no driver, an old driver, or no (visible) device */
+        cudaDriverGetVersion(&drv);
+        cudaRuntimeGetVersion(&rt);
+        if (e == cudaErrorInsufficientDriver && drv == 0)
+            snprintf(E.err, sizeof E.err, "no NVIDIA driver is installed");
+        else if (e == cudaErrorInsufficientDriver)
+            snprintf(E.err, sizeof E.err,
+                     "the NVIDIA driver supports CUDA %d.%d, gpudot was built with CUDA %d.%d",
+                     drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+        else if (e == cudaErrorNoDevice || n == 0)
+            snprintf(E.err, sizeof E.err, "no CUDA device found%s",
+                     getenv("CUDA_VISIBLE_DEVICES") ? " (CUDA_VISIBLE_DEVICES is set)" : "");
         else
-            snprintf(E.err, sizeof E.err, "no CUDA device found");
+            fail(e, "cudaGetDeviceCount");
         cudaGetLastError();
         return GPUDOT_NO_DEVICE;
     }
@@ -89,7 +139,7 @@ gpudot_status probe()
 
 void buf_free(DevBuf &b)
 {
-    if (b.p)
+    if (b.p && !E.lost)
         cudaFree(b.p);
     b.p = nullptr;
     b.cap = 0;
@@ -101,7 +151,7 @@ gpudot_status buf_need(DevBuf &b, size_t bytes, const char *what)
         return GPUDOT_OK;
     buf_free(b);
     size_t want = bytes < 256 ? 256 : bytes;
-    CK(cudaMalloc(&b.p, want), what);
+    CK(dev_malloc(&b.p, want), what);
     b.cap = want;
     return GPUDOT_OK;
 }
@@ -303,6 +353,14 @@ Launch plan_launch(Args &p)
     return L;
 }
 
+/* gpudot_cuda_inject's kernel: traps where asked (else it is launched with a block size
+ * no device takes, and never runs). */
+__global__ void fault_kernel(int trap)
+{
+    if (trap)
+        __trap();
+}
+
 /* Grid x of the kernels is at most 2^31 - 1; one chunk must stay below. */
 constexpr int64_t kMaxGridX = ((int64_t)1 << 31) - 1;
 
@@ -344,6 +402,16 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     }
     p.partials = (State *)E.partials.p;
     p.tickets = (unsigned *)E.tickets.p;
+    if (E.fault == GPUDOT_FAULT_LAUNCH || E.fault == GPUDOT_FAULT_TRAP) {
+        /* test hook: a launch the driver refuses (more threads than a block may have), or
+         * a kernel that traps (a sticky fault, as an illegal address would be) */
+        int trap = E.fault == GPUDOT_FAULT_TRAP;
+        E.fault = GPUDOT_FAULT_NONE;
+        fault_kernel<<<1, trap ? 1 : 4096, 0, E.stream>>>(trap);
+        if (!trap) {
+            CK(cudaGetLastError(), "kernel launch");
+        }
+    }
     launch_any(L, p, sub);
     CK(cudaGetLastError(), "kernel launch");
     return GPUDOT_OK;
@@ -392,9 +460,9 @@ struct Ring {
 void ring_free()
 {
     for (int i = 0; i < kSlots; i++) {
-        if (R.host[i])
+        if (R.host[i] && !E.lost)
             cudaFreeHost(R.host[i]);
-        if (R.dev[i])
+        if (R.dev[i] && !E.lost)
             cudaFree(R.dev[i]);
         R.host[i] = R.dev[i] = nullptr;
         R.busy[i] = 0;
@@ -418,7 +486,7 @@ gpudot_status ring_need(size_t bytes)
     for (int i = 0; i < kSlots; i++) {
         cudaError_t e = cudaHostAlloc(&R.host[i], bytes, cudaHostAllocPortable);
         if (e == cudaSuccess)
-            e = cudaMalloc(&R.dev[i], bytes);
+            e = dev_malloc(&R.dev[i], bytes);
         if (e != cudaSuccess) {
             ring_free();
             return fail(e, "cudaHostAlloc / cudaMalloc (staging ring)");
@@ -603,6 +671,20 @@ int gpudot_cuda_holds_memory(void)
     return held() > 0;
 }
 
+int gpudot_cuda_lost(void)
+{
+    return E.lost;
+}
+
+gpudot_status gpudot_cuda_inject(int fault)
+{
+    gpudot_status st = probe();
+    if (st != GPUDOT_OK)
+        return st;
+    E.fault = fault;
+    return GPUDOT_OK;
+}
+
 void gpudot_cuda_release(void)
 {
     buf_free(E.x);
@@ -612,7 +694,7 @@ void gpudot_cuda_release(void)
     buf_free(E.partials);
     buf_free(E.tickets);
     E.tickets_n = 0;
-    if (E.mapped)
+    if (E.mapped && !E.lost)
         cudaFreeHost(E.mapped);
     E.mapped = E.mapped_dev = nullptr;
     ring_free();
@@ -689,8 +771,10 @@ static gpudot_status dot_resident(const gpudot_dot_req *r)
         if ((st = run_kernel(r, dx, dy, E.mapped_dev, 0, 1, single ? flag_dev : nullptr)))
             return st;
         if (single) {
+            /* a faulting kernel never raises the flag: ask the stream now and then */
             for (long spin = 0; spin < kSpinLimit && !*flag; spin++)
-                ;
+                if ((spin & 4095) == 4095 && cudaStreamQuery(E.stream) != cudaErrorNotReady)
+                    break;
         }
         if (!single || !*flag)
             CK(cudaStreamSynchronize(0), "kernel");
@@ -959,13 +1043,13 @@ gpudot_status gpudot_cuda_malloc(void **d, size_t bytes)
     if (st != GPUDOT_OK)
         return st;
     *d = nullptr;
-    CK(cudaMalloc(d, bytes ? bytes : 1), "cudaMalloc");
+    CK(dev_malloc(d, bytes ? bytes : 1), "cudaMalloc");
     return GPUDOT_OK;
 }
 
 void gpudot_cuda_free(void *d)
 {
-    if (d)
+    if (d && !E.lost)
         cudaFree(d);
 }
 

@@ -132,6 +132,15 @@ gpudot_status gpudot_cuda_ping(void);
 void gpudot_cuda_free(void *d);
 gpudot_status gpudot_cuda_copy(void *dst, const void *src, size_t bytes, int to_device);
 gpudot_status gpudot_cuda_sync(void);
+/* After a sticky CUDA error (a faulting kernel) the context is unusable until the process
+ * ends: every GPU request fails with GPUDOT_CUDA and a message that says so, and
+ * gpudot_cuda_available () answers 0. */
+int gpudot_cuda_lost(void);
+/* Test hooks: make the next kernel launch fail (LAUNCH: an invalid configuration, not
+ * sticky; TRAP: a kernel that traps, sticky) or the next device allocation (ALLOC: a real
+ * out-of-memory error). */
+enum { GPUDOT_FAULT_NONE = 0, GPUDOT_FAULT_LAUNCH, GPUDOT_FAULT_TRAP, GPUDOT_FAULT_ALLOC };
+gpudot_status gpudot_cuda_inject(int fault);
 /* Cap on the device staging memory (bytes, 0 = none): lets tests force the chunked path. */
 void gpudot_cuda_set_staging_cap(size_t bytes);
 

@@ -14,8 +14,10 @@
  *   x = __gpudot__ ("garray_gather", id)
  *   __gpudot__ ("release")                              free staging buffers
  *   __gpudot__ ("staging_cap", bytes)                   test hook: force chunking
+ *   __gpudot__ ("__fault__", what)                      test hook: launch | trap | alloc
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,41 @@
 #include "gpudot_math.h"
 
 #define MAXDIMS 64
+
+/* Errors and warnings go through Octave's error () and warning () with the message as
+ * written: mexErrMsgIdAndTxt would prefix the entry's name ("gdot: gdot: ...", or
+ * "__gpudot__: garray: ..." through the internal entry), and every message here already
+ * names the user's function. */
+static void gd_error(const char *id, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+static void gd_warn(const char *id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void gd_call(const char *what, const char *id, const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    mxArray *a[3] = {mxCreateString(id), mxCreateString("%s"), mxCreateString(msg)};
+    mexCallMATLAB(0, NULL, 3, a, what);
+    for (int i = 0; i < 3; i++)
+        mxDestroyArray(a[i]);
+}
+
+static void gd_error(const char *id, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    gd_call("error", id, fmt, ap);
+    va_end(ap);
+    mexErrMsgIdAndTxt(id, "error () returned"); /* not reached: error () throws */
+    __builtin_unreachable(); /* nor here: mexErrMsgIdAndTxt throws too */
+}
+
+static void gd_warn(const char *id, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    gd_call("warning", id, fmt, ap);
+    va_end(ap);
+}
 
 
 /* Inputs of the reduction ops, by slot (IN_Y is P for norms). */
@@ -91,8 +128,8 @@ static void raise_status(const char *fn, gpudot_status st, const char *detail)
     char id[64];
     snprintf(id, sizeof id, "gpudot:%s", gpudot_status_id(st));
     if (detail && *detail)
-        mexErrMsgIdAndTxt(id, "%s: %s (%s)", fn, gpudot_status_msg(st), detail);
-    mexErrMsgIdAndTxt(id, "%s: %s", fn, gpudot_status_msg(st));
+        gd_error(id, "%s: %s (%s)", fn, gpudot_status_msg(st), detail);
+    gd_error(id, "%s: %s", fn, gpudot_status_msg(st));
 }
 
 /* Keeps the MEX in memory while the engine owns device memory or garrays live, so `clear
@@ -309,13 +346,14 @@ static int use_gpu(const char *fn, int dev, size_t bytes)
         return 0;
     if (dev == DEV_GPU) {
         if (!gpudot_cuda_available())
-            raise_status(fn, GPUDOT_NO_DEVICE, gpudot_cuda_last_error());
+            raise_status(fn, gpudot_cuda_lost() ? GPUDOT_CUDA : GPUDOT_NO_DEVICE,
+                         gpudot_cuda_last_error());
         return 1;
     }
     if (!gpudot_cuda_available()) {
         if (!warned_no_device) {
             warned_no_device = 1;
-            mexWarnMsgIdAndTxt("gpudot:noDevice",
+            gd_warn("gpudot:noDevice",
                                "%s: no usable CUDA device (%s); using the CPU engine", fn,
                                gpudot_cuda_last_error());
         }
@@ -411,18 +449,18 @@ static void resolve(const char *fn, const char *name, const mxArray *a, operand_
         }
         a = mxGetProperty(a, 0, "ref");
         if (!a)
-            mexErrMsgIdAndTxt("gpudot:badType", "%s: %s is not a valid garray", fn, name);
+            gd_error("gpudot:badType", "%s: %s is not a valid garray", fn, name);
     }
     if (mxIsStruct(a) && mxGetNumberOfElements(a) == 1 && mxGetField(a, 0, "garray_id")) {
         const garr_t *g = garray_of(a);
         if (!g || !g->d)
-            mexErrMsgIdAndTxt("gpudot:badType", "%s: %s is a garray that no longer exists", fn,
+            gd_error("gpudot:badType", "%s: %s is a garray that no longer exists", fn,
                               name);
         resident_operand(g, o);
         return;
     }
     if (!is_float_array(a))
-        mexErrMsgIdAndTxt("gpudot:badType", "%s: %s must be a full single or double array",
+        gd_error("gpudot:badType", "%s: %s must be a full single or double array",
                           fn, name);
     shape_of(a, &o->sh);
     o->single = mxIsSingle(a);
@@ -487,7 +525,7 @@ static int parse_kernel(const mxArray *a, int *k)
 
 static void bad_dim(const char *fn)
 {
-    mexErrMsgIdAndTxt("gpudot:badDim", "%s: DIM must be a positive integer scalar", fn);
+    gd_error("gpudot:badDim", "%s: DIM must be a positive integer scalar", fn);
 }
 
 static void parse_dim(const char *fn, const mxArray *D, call_t *c)
@@ -502,13 +540,13 @@ static void parse_dim(const char *fn, const mxArray *D, call_t *c)
 
 static void bad_accum(const char *fn)
 {
-    mexErrMsgIdAndTxt("gpudot:badOption",
+    gd_error("gpudot:badOption",
                       "%s: \"accum\" must be \"native\", \"double\" or \"compensated\"", fn);
 }
 
 static void bad_device(const char *fn)
 {
-    mexErrMsgIdAndTxt("gpudot:badOption", "%s: \"device\" must be \"auto\", \"gpu\" or \"cpu\"", fn);
+    gd_error("gpudot:badOption", "%s: \"device\" must be \"auto\", \"gpu\" or \"cpu\"", fn);
 }
 
 /* __gpudot__ (op, X, Y or P, dim, accum, device): fixed slots, [] for defaults. */
@@ -521,7 +559,7 @@ static void parse_internal(const char *fn, gpudot_op op, int nrhs, const mxArray
     c->dev = DEV_AUTO;
     c->kernel = -1;
     if (nrhs < IN_X + 1 || nrhs > IN_END || (has_y && nrhs < IN_Y + 1))
-        mexErrMsgIdAndTxt("gpudot:badOption", "%s: expected %d to 5 arguments after the op", fn,
+        gd_error("gpudot:badOption", "%s: expected %d to 5 arguments after the op", fn,
                           has_y ? 2 : 1);
     c->x = prhs[IN_X];
     if (has_y)
@@ -561,7 +599,7 @@ static void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *
     c->dev = DEV_AUTO;
     c->kernel = -1;
     if (nrhs < k)
-        mexErrMsgIdAndTxt("Octave:invalid-fun-call", "Invalid call to %s.  Correct usage is:\n\n"
+        gd_error("Octave:invalid-fun-call", "Invalid call to %s.  Correct usage is:\n\n"
                           " -- %s (X%s, ...)", fn, fn, has_y ? ", Y" : "");
     c->x = prhs[0];
     if (has_y)
@@ -571,11 +609,11 @@ static void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *
     if (k < nrhs && !mxIsChar(prhs[k]))
         parse_dim(fn, prhs[k++], c);
     if ((nrhs - k) % 2)
-        mexErrMsgIdAndTxt("gpudot:badOption", "%s: options must come in name/value pairs", fn);
+        gd_error("gpudot:badOption", "%s: options must come in name/value pairs", fn);
     for (; k < nrhs; k += 2) {
         char name[16];
         if (!mxIsChar(prhs[k]) || mxGetM(prhs[k]) > 1 || mxGetNumberOfElements(prhs[k]) >= sizeof name)
-            mexErrMsgIdAndTxt("gpudot:badOption", "%s: option names must be strings", fn);
+            gd_error("gpudot:badOption", "%s: option names must be strings", fn);
         mxGetString(prhs[k], name, sizeof name);
         if (!strcasecmp(name, "accum")) {
             if (!parse_accum(prhs[k + 1], &c->accum))
@@ -585,11 +623,11 @@ static void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *
                 bad_device(fn);
         } else if (!strcasecmp(name, "kernel") && op == GPUDOT_OP_DOT) {
             if (!parse_kernel(prhs[k + 1], &c->kernel))
-                mexErrMsgIdAndTxt("gpudot:badOption",
+                gd_error("gpudot:badOption",
                                   "%s: \"kernel\" must be \"atomic\", \"shared\", \"shuffle\", "
                                   "\"vector\" or \"fused\"", fn);
         } else {
-            mexErrMsgIdAndTxt("gpudot:badOption", "%s: unknown option \"%s\"", fn, name);
+            gd_error("gpudot:badOption", "%s: unknown option \"%s\"", fn, name);
         }
     }
 }
@@ -603,7 +641,7 @@ static const mxArray *public_operand(const char *fn, const char *name, const mxA
     if (mxIsClass(a, "garray"))
         return a;
     if (!mxIsNumeric(a))
-        mexErrMsgIdAndTxt("gpudot:badType",
+        gd_error("gpudot:badType",
                           "%s: %s must be a numeric array (single, double, integer), not %s", fn,
                           name, mxGetClassName(a));
     mxArray *out = NULL, *in = (mxArray *)a;
@@ -626,7 +664,7 @@ static void classes_of(const char *fn, const operand_t *X, const operand_t *Y, i
     *single = *out_single;
     if (X->dev || (has_y && Y->dev)) {
         if (X->dev && has_y && Y->dev && X->single != Y->single)
-            mexErrMsgIdAndTxt("gpudot:badType",
+            gd_error("gpudot:badType",
                               "%s: garrays of different classes (single and double); make both "
                               "one class", fn);
         *single = X->dev ? X->single : Y->single;
@@ -645,7 +683,7 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     int pk = GD_P_TWO;
     double pval = 2;
     if (c->p && !mxIsEmpty(c->p) && !parse_p(c->p, &pk, &pval))
-        mexErrMsgIdAndTxt("gpudot:badOption",
+        gd_error("gpudot:badOption",
                           "%s: P must be a real scalar (not NaN), \"fro\", \"inf\" or \"-inf\"", fn);
     int have_dim = c->have_dim;
     int64_t dim = c->dim;
@@ -654,7 +692,7 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
 
     shape_t sx = X.sh, sy = Y.sh, sb;
     if (sx.nd > MAXDIMS || sy.nd > MAXDIMS || dim > MAXDIMS)
-        mexErrMsgIdAndTxt("gpudot:badDim", "%s: at most %d dimensions are supported", fn, MAXDIMS);
+        gd_error("gpudot:badDim", "%s: at most %d dimensions are supported", fn, MAXDIMS);
     /* dot's vector rule: two vectors of equal numel in any orientation, no DIM */
     if (has_y && !have_dim && is_vector(&sx) && is_vector(&sy) && numel_of(&sx) == numel_of(&sy)) {
         sx.d[0] = sy.d[0] = numel_of(&sx);
@@ -671,7 +709,7 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
         else if (a == 1)
             sb.d[j] = b;
         else
-            mexErrMsgIdAndTxt("gpudot:sizeMismatch",
+            gd_error("gpudot:sizeMismatch",
                               "%s: sizes of X and Y must match or be compatible (dimension %d: "
                               "%lld vs %lld)", fn, j + 1, (long long)a, (long long)b);
     }
@@ -736,7 +774,7 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     int64_t by = group_extent(&sy, &sb, 0, d), ay = group_extent(&sy, &sb, d + 1, nd);
     if ((bx < 0 || ax < 0) || (has_y && (by < 0 || ay < 0))) {
         if ((X.dev && gpu && (bx < 0 || ax < 0)) || (Y.dev && gpu && (by < 0 || ay < 0)))
-            mexErrMsgIdAndTxt("gpudot:sizeMismatch",
+            gd_error("gpudot:sizeMismatch",
                               "%s: this broadcast pattern needs a copy of a garray operand; "
                               "gather it first", fn);
     }
@@ -795,16 +833,17 @@ static void op_ladder(const char *fn, const call_t *c, int nlhs, mxArray *plhs[]
     resolve(fn, "Y", c->y, &Y);
     if (X.cplx || Y.cplx || c->have_dim || !is_vector(&X.sh) || !is_vector(&Y.sh) ||
         numel_of(&X.sh) != numel_of(&Y.sh))
-        mexErrMsgIdAndTxt("gpudot:badOption",
+        gd_error("gpudot:badOption",
                           "%s: \"kernel\" takes two real vectors of equal length (one dot "
                           "product) and no DIM", fn);
     if (c->accum == GPUDOT_ACC_COMP)
-        mexErrMsgIdAndTxt("gpudot:badOption",
+        gd_error("gpudot:badOption",
                           "%s: \"kernel\" takes \"accum\" \"native\" or \"double\"", fn);
     if (c->dev == DEV_CPU)
-        mexErrMsgIdAndTxt("gpudot:badOption", "%s: \"kernel\" runs on the GPU, not \"cpu\"", fn);
+        gd_error("gpudot:badOption", "%s: \"kernel\" runs on the GPU, not \"cpu\"", fn);
     if (!gpudot_cuda_available())
-        raise_status(fn, GPUDOT_NO_DEVICE, gpudot_cuda_last_error());
+        raise_status(fn, gpudot_cuda_lost() ? GPUDOT_CUDA : GPUDOT_NO_DEVICE,
+                     gpudot_cuda_last_error());
     int single, out_single;
     classes_of(fn, &X, &Y, 1, &single, &out_single);
     void *tmp_x = NULL, *tmp_y = NULL;
@@ -848,16 +887,16 @@ static void op_ladder(const char *fn, const call_t *c, int nlhs, mxArray *plhs[]
 static void op_garray_new(int nrhs, const mxArray *prhs[], mxArray *plhs[])
 {
     if (nrhs != 2 || !is_float_array(prhs[1]))
-        mexErrMsgIdAndTxt("gpudot:badType",
+        gd_error("gpudot:badType",
                           "garray: X must be a full single or double array (real or complex)");
     const mxArray *a = prhs[1];
     if (mxGetNumberOfDimensions(a) > MAXDIMS)
-        mexErrMsgIdAndTxt("gpudot:badDim", "garray: at most %d dimensions are supported", MAXDIMS);
+        gd_error("gpudot:badDim", "garray: at most %d dimensions are supported", MAXDIMS);
     if (ngarr == cap_garr) {
         size_t nc = cap_garr ? 2 * cap_garr : 16;
         garr_t *g = realloc(garr, nc * sizeof *g);
         if (!g)
-            mexErrMsgIdAndTxt("gpudot:outOfMemory", "garray: out of host memory");
+            gd_error("gpudot:outOfMemory", "garray: out of host memory");
         garr = g;
         cap_garr = nc;
     }
@@ -874,7 +913,7 @@ static void op_garray_new(int nrhs, const mxArray *prhs[], mxArray *plhs[])
         if (st == GPUDOT_OUT_OF_MEMORY) {
             gpudot_cuda_info_t in;
             gpudot_cuda_info(&in);
-            mexErrMsgIdAndTxt("gpudot:outOfMemory",
+            gd_error("gpudot:outOfMemory",
                               "garray: cannot allocate %zu bytes on the device (%zu bytes free)",
                               e.bytes, in.mem_free);
         }
@@ -886,7 +925,7 @@ static void op_garray_new(int nrhs, const mxArray *prhs[], mxArray *plhs[])
         }
     } else if (!warned_no_device) {
         warned_no_device = 1;
-        mexWarnMsgIdAndTxt("gpudot:noDevice",
+        gd_warn("gpudot:noDevice",
                            "garray: no usable CUDA device (%s); keeping data on the host",
                            gpudot_cuda_last_error());
     }
@@ -901,7 +940,7 @@ static void op_garray_new(int nrhs, const mxArray *prhs[], mxArray *plhs[])
 static void op_garray_free(int nrhs, const mxArray *prhs[])
 {
     if (nrhs != 2 || !mxIsNumeric(prhs[1]) || mxGetNumberOfElements(prhs[1]) != 1)
-        mexErrMsgIdAndTxt("gpudot:badOption", "__gpudot__: garray_free needs an id");
+        gd_error("gpudot:badOption", "__gpudot__: garray_free needs an id");
     garr_t *g = garr_find((int64_t)mxGetScalar(prhs[1]));
     if (!g)
         return;
@@ -917,7 +956,7 @@ static void op_garray_gather(int nrhs, const mxArray *prhs[], mxArray *plhs[])
     if (!g && nrhs == 2 && mxIsNumeric(prhs[1]) && mxGetNumberOfElements(prhs[1]) == 1)
         g = garr_find((int64_t)mxGetScalar(prhs[1]));
     if (!g || !g->d)
-        mexErrMsgIdAndTxt("gpudot:badType", "gather: not a garray on the device");
+        gd_error("gpudot:badType", "gather: not a garray on the device");
     void *data;
     plhs[0] = make_out(g->nd, g->dims, g->single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, g->cplx, &data);
     gpudot_status st = gpudot_cuda_copy(data, g->d, g->bytes, 0);
@@ -990,7 +1029,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         }
     }
     if (nrhs < 1 || !mxIsChar(prhs[0]))
-        mexErrMsgIdAndTxt("gpudot:badOption", "__gpudot__: first argument must be an op name");
+        gd_error("gpudot:badOption", "__gpudot__: first argument must be an op name");
     char op[32];
     mxGetString(prhs[0], op, sizeof op);
     call_t c;
@@ -1006,11 +1045,11 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     } else if (!strcmp(op, "ladder")) {
         /* [d, ms] = __gpudot__ ("ladder", x, y, kernel, accum, device) (gdot.m) */
         if (nrhs != 6)
-            mexErrMsgIdAndTxt("gpudot:badOption", "__gpudot__: ladder takes x, y, kernel, accum, device");
+            gd_error("gpudot:badOption", "__gpudot__: ladder takes x, y, kernel, accum, device");
         memset(&c, 0, sizeof c);
         c.x = prhs[1], c.y = prhs[2];
         if (!parse_kernel(prhs[3], &c.kernel))
-            mexErrMsgIdAndTxt("gpudot:badOption", "gdot: unknown \"kernel\"");
+            gd_error("gpudot:badOption", "gdot: unknown \"kernel\"");
         if (!parse_accum(prhs[4], &c.accum))
             bad_accum("gdot");
         if (!parse_device(prhs[5], &c.dev))
@@ -1032,15 +1071,33 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         gpudot_status st = gpudot_cuda_ping();
         if (st != GPUDOT_OK)
             raise_status("__gpudot__", st, gpudot_cuda_last_error());
+    } else if (!strcmp(op, "__fault__")) {
+        /* test hook: __gpudot__ ("__fault__", "launch" | "trap" | "alloc"): the next kernel
+         * launch is refused, the next kernel traps (the context is lost), or the next
+         * device allocation fails */
+        static const char *const names[] = {"none", "launch", "trap", "alloc"};
+        char what[16] = "";
+        if (nrhs == 2 && mxIsChar(prhs[1]))
+            mxGetString(prhs[1], what, sizeof what);
+        int f = -1;
+        for (int i = 0; i < 4; i++)
+            if (!strcmp(what, names[i]))
+                f = i;
+        if (f < 0)
+            gd_error("gpudot:badOption", "__gpudot__: __fault__ takes \"none\", \"launch\", "
+                                         "\"trap\" or \"alloc\"");
+        gpudot_status st = gpudot_cuda_inject(f);
+        if (st != GPUDOT_OK)
+            raise_status("__gpudot__", st, gpudot_cuda_last_error());
     } else if (!strcmp(op, "release")) {
         gpudot_cuda_release();
         update_lock();
     } else if (!strcmp(op, "staging_cap")) {
         if (nrhs != 2 || !mxIsNumeric(prhs[1]) || mxGetNumberOfElements(prhs[1]) != 1 ||
             mxGetScalar(prhs[1]) < 0)
-            mexErrMsgIdAndTxt("gpudot:badOption", "__gpudot__: staging_cap needs bytes >= 0");
+            gd_error("gpudot:badOption", "__gpudot__: staging_cap needs bytes >= 0");
         gpudot_cuda_set_staging_cap((size_t)mxGetScalar(prhs[1]));
     } else {
-        mexErrMsgIdAndTxt("gpudot:badOption", "__gpudot__: unknown op \"%s\"", op);
+        gd_error("gpudot:badOption", "__gpudot__: unknown op \"%s\"", op);
     }
 }
