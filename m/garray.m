@@ -1,6 +1,10 @@
 ## Copyright (C) 2026 gpudot developers
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
+## (The help is inside the classdef: Octave 7 reads a class's help from the comment right
+## after the classdef line, not before it.)
+
+classdef garray < handle
 ## -*- texinfo -*-
 ## @deftypefn  {} {@var{g} =} garray (@var{x})
 ## Copy @var{x} to the GPU once, to reduce it there many times.
@@ -31,10 +35,15 @@
 ## @code{gpudot:noDevice} warning per session).  @code{gpudot_info} reports the number of
 ## live garrays and their bytes.
 ##
+## Errors (identifiers): @code{gpudot:badType} (not a full single or double array, or a
+## deleted garray), @code{gpudot:badDim} (more than 64 dimensions),
+## @code{gpudot:outOfMemory} (the device cannot hold it: nothing is kept),
+## @code{gpudot:cuda} (a CUDA failure, with CUDA's text; after a kernel fault, the
+## garrays of the lost context cannot be read: restart Octave).  Warning:
+## @code{gpudot:noDevice}.
+##
 ## @seealso{gather, gdot, gnorm, gcosine, gpudot_info}
 ## @end deftypefn
-
-classdef garray < handle
 
   properties (SetAccess = private, Hidden = true)
     ## What gdot, gnorm and gcosine hand to the gateway: struct ("garray_id", id) for

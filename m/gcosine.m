@@ -21,8 +21,15 @@
 ## turns NaN into a number: a zero vector gives NaN (as Octave's own formula does), and
 ## NaN or Inf elements give NaN.  No eps is added anywhere.
 ##
-## Options @code{"accum"} and @code{"device"} and error identifiers as for
-## @code{gdot}.
+## Options @code{"accum"} and @code{"device"} as for @code{gdot}.
+##
+## Errors (identifiers): @code{gpudot:badType} (not a numeric array),
+## @code{gpudot:sizeMismatch} (sizes neither equal nor compatible),
+## @code{gpudot:badDim} (not a positive integer scalar), @code{gpudot:badOption},
+## @code{gpudot:noDevice} (@code{"device", "gpu"} without a usable GPU),
+## @code{gpudot:outOfMemory}, @code{gpudot:cuda} (other CUDA failures, with CUDA's
+## text; after a kernel fault it says the GPU needs Octave restarted),
+## @code{gpudot:interrupted} (Ctrl-C during a long call).
 ##
 ## @example
 ## @group

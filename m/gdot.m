@@ -62,7 +62,10 @@
 ## @code{gpudot:badDim} (not a positive integer scalar), @code{gpudot:badOption},
 ## @code{gpudot:noDevice} (@code{"device", "gpu"} without a usable GPU),
 ## @code{gpudot:outOfMemory}, @code{gpudot:cuda} (other CUDA failures, with CUDA's
-## error text), @code{gpudot:interrupted} (Ctrl-C during a long call).
+## error text; after a kernel fault the CUDA context is lost for the process, and this
+## and later GPU calls say that the GPU needs Octave restarted, while @code{"auto"}
+## goes on with the CPU engine), @code{gpudot:interrupted} (Ctrl-C during a long call;
+## the next call works).
 ##
 ## Example:
 ## @example

@@ -36,8 +36,10 @@
 ##
 ## Errors: @code{gpudot:badType} (not numeric), @code{gpudot:badOption} (bad @var{p}:
 ## unknown string, complex, non-scalar, NaN; bad option), @code{gpudot:badDim},
-## @code{gpudot:noDevice}, @code{gpudot:outOfMemory}, @code{gpudot:cuda},
-## @code{gpudot:interrupted}.
+## @code{gpudot:noDevice} (@code{"device", "gpu"} without a usable GPU),
+## @code{gpudot:outOfMemory}, @code{gpudot:cuda} (other CUDA failures, with CUDA's text;
+## after a kernel fault it says the GPU needs Octave restarted), @code{gpudot:interrupted}
+## (Ctrl-C during a long call).
 ##
 ## @example
 ## @group
