@@ -291,11 +291,17 @@ static mxArray *make_out(int nd, const mwSize *dims, mxClassID cls, int cplx, vo
     size_t n = mxGetNumberOfElements(o);
     size_t es = cls == mxSINGLE_CLASS ? sizeof(float) : sizeof(double);
     if (cplx) {
+        /* Octave 7.3 gives a complex array n elements, not 2n: replace them, freeing the
+         * first buffer (Octave would not: left there it leaked 8n bytes a call, found by
+         * the soak) */
         void *p = mxCalloc(n ? 2 * n : 1, es);
-        if (cls == mxSINGLE_CLASS)
+        if (cls == mxSINGLE_CLASS) {
+            mxFree(mxGetData(o));
             mxSetComplexSingles(o, (mxComplexSingle *)p);
-        else
+        } else {
+            mxFree(mxGetComplexDoubles(o));
             mxSetComplexDoubles(o, (mxComplexDouble *)p);
+        }
         *data = p;
     } else {
         *data = cls == mxSINGLE_CLASS ? (void *)mxGetSingles(o) : (void *)mxGetDoubles(o);
@@ -434,6 +440,27 @@ static void resident_operand(const garr_t *g, operand_t *o)
     o->dev = 1;
 }
 
+/* Octave 7's mxGetProperty returns a copy that the MEX call's cleanup does not free (265
+ * bytes a call on a host-held garray, found by the soak).  The copies are kept here and
+ * destroyed when the call ends, or at the start of the next call where an error ended
+ * this one first. */
+static mxArray *props[8];
+static int nprops = 0;
+
+static void props_free(void)
+{
+    while (nprops > 0)
+        mxDestroyArray(props[--nprops]);
+}
+
+static mxArray *prop_of(const mxArray *a, const char *name)
+{
+    mxArray *p = mxGetProperty(a, 0, name);
+    if (p && nprops < (int)(sizeof props / sizeof *props))
+        props[nprops++] = p;
+    return p;
+}
+
 static void resolve(const char *fn, const char *name, const mxArray *a, operand_t *o)
 {
     memset(o, 0, sizeof *o);
@@ -441,13 +468,13 @@ static void resolve(const char *fn, const char *name, const mxArray *a, operand_
         /* a garray object itself (the MEX entry points get these): its id names resident
          * data (one scalar property read); otherwise its ref property holds the data,
          * where no GPU is usable, or marks it deleted */
-        const mxArray *idp = mxGetProperty(a, 0, "id");
+        mxArray *idp = prop_of(a, "id");
         const garr_t *g = idp && mxGetNumberOfElements(idp) == 1 ? garr_find((int64_t)mxGetScalar(idp)) : NULL;
         if (g && g->d) {
             resident_operand(g, o);
             return;
         }
-        a = mxGetProperty(a, 0, "ref");
+        a = prop_of(a, "ref");
         if (!a)
             gd_error("gpudot:badType", "%s: %s is not a valid garray", fn, name);
     }
@@ -1008,7 +1035,24 @@ static const struct {
     gpudot_op op;
 } public_entries[] = {{"gdot", GPUDOT_OP_DOT}, {"gnorm", GPUDOT_OP_NORM}, {"gcosine", GPUDOT_OP_COS}};
 
+static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
+
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    /* __lock__ and __unlock__ come from update_lock inside another call of this library:
+     * they must leave that call's property copies alone */
+    char op[16] = "";
+    if (nrhs == 1 && mxIsChar(prhs[0]))
+        mxGetString(prhs[0], op, sizeof op);
+    int nested = !strcmp(op, "__lock__") || !strcmp(op, "__unlock__");
+    if (!nested)
+        props_free(); /* left by a call that ended in an error */
+    dispatch(nlhs, plhs, nrhs, prhs);
+    if (!nested)
+        props_free();
+}
+
+static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     const char *self = mexFunctionName();
     for (size_t e = 0; e < sizeof public_entries / sizeof *public_entries; e++) {

@@ -27,23 +27,8 @@ function [p, f, s] = run_grid (cases, gpu, verbose)
 endfunction
 
 here = fileparts (mfilename ("fullpath"));
-root = fileparts (here);
-prefix = getenv ("GPUDOT_PKG_PREFIX");
-if (! isempty (prefix))
-  pkg ("prefix", prefix, prefix);
-  pkg ("local_list", fullfile (prefix, "octave_packages"));
-  pkg ("load", "gpudot");
-  mdir = fileparts (which ("gpudot_info"));   # the .m files (gdot.m etc. sit by the MEX too)
-else
-  mdir = fullfile (root, "m");
-  addpath (mdir);
-  mexdir = getenv ("GPUDOT_MEXDIR");
-  if (isempty (mexdir))
-    mexdir = fullfile (root, "build");
-  endif
-  addpath (make_absolute_filename (mexdir));
-endif
 addpath (here);
+mdir = gpudot_test_paths ();
 
 gpu = gpudot_gpu_available ();
 info = gpudot_info ();
