@@ -4,6 +4,10 @@
 #   make check      build, then run the test suite (installs Octave first if missing)
 #   make demo       build, then the demos: tables and PNG plots in build/demos
 #   make bench      GPU machine: every benchmark case, bench/results/<device>.csv, BENCHMARKS.md
+#   make check-valgrind  the CPU-engine suite under valgrind memcheck (CI)
+#   make soak       10^6 small + 10^4 large calls, memory must stay flat (CI; GPU too)
+#   make check-sanitize  GPU machine: the suite under compute-sanitizer's four tools
+#   make check-big  GPU machine: 2^32 + 3 elements, a host vector beyond device memory
 #   make dist       gpudot-VERSION.tar.gz for `pkg install`
 #   make check-dist build the tarball, pkg install it into a scratch prefix, pkg load, test
 NAME    := gpudot
@@ -35,6 +39,38 @@ $(MEX): deps FORCE
 
 check: $(MEX)
 	GPUDOT_MEXDIR=$(BUILD) $(OCTAVE) $(OCTFLAGS) tests/run_tests.m
+
+# The CPU-engine suite under valgrind memcheck (GPUDOT_VALGRIND shortens the one 10^5-call
+# loop to 10^3).  tests/valgrind.supp names only allocations Octave makes itself; any
+# other leak or any memory error fails the run.  Installs valgrind where missing.
+VALGRIND ?= valgrind
+VGFLAGS := --tool=memcheck --leak-check=full --show-leak-kinds=definite,possible \
+           --errors-for-leak-kinds=definite,possible --suppressions=tests/valgrind.supp \
+           --num-callers=40 --error-exitcode=9
+check-valgrind: $(MEX)
+	@command -v $(VALGRIND) >/dev/null 2>&1 || { \
+	  echo "gpudot: installing valgrind"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends valgrind >/dev/null; }
+	GPUDOT_VALGRIND=1 GPUDOT_MEXDIR=$(BUILD) $(VALGRIND) $(VGFLAGS) --log-file=$(BUILD)/valgrind.log \
+	  $(OCTAVE) $(OCTFLAGS) tests/run_tests.m
+	@tail -n 1 $(BUILD)/valgrind.log
+
+# Many calls in one session; Octave's memory (and the device's) must stay flat.
+SOAK_SMALL ?= 1000000
+SOAK_LARGE ?= 10000
+soak: $(MEX)
+	GPUDOT_SOAK_SMALL=$(SOAK_SMALL) GPUDOT_SOAK_LARGE=$(SOAK_LARGE) GPUDOT_MEXDIR=$(BUILD) \
+	  $(OCTAVE) $(OCTFLAGS) tests/soak.m
+
+# GPU machine (uses build/ as it is where mkoctfile is missing, as bench does).
+check-sanitize:
+	@if command -v $(MKOCTFILE) >/dev/null 2>&1; then $(MAKE) --no-print-directory $(MEX); fi
+	OCTAVE=$(OCTAVE) GPUDOT_MEXDIR=$(BUILD) tests/sanitize.sh $(BUILD)/sanitize
+
+check-big:
+	@if command -v $(MKOCTFILE) >/dev/null 2>&1; then $(MAKE) --no-print-directory $(MEX); fi
+	GPUDOT_MEXDIR=$(BUILD) $(OCTAVE) $(OCTFLAGS) tests/big_sizes.m
 
 # The demos (gpudot_demo: ladder, accuracy, overflow, search), each a table and a PNG in
 # build/demos; GPUDOT_DEMO_SIZE=quick|full (default: full with a GPU, quick without).
@@ -80,4 +116,4 @@ clean:
 	rm -rf $(BUILD) $(NAME)-*.tar.gz
 
 FORCE:
-.PHONY: all deps plot-deps check demo bench dist check-dist clean FORCE
+.PHONY: all deps plot-deps check check-valgrind soak check-sanitize check-big demo bench dist check-dist clean FORCE

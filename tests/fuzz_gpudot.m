@@ -79,6 +79,10 @@ function x = random_operand ()
   k = randi (16);
   sizes = {[1 1], [5 1], [1 7], [4 3], [3 4 2], [0 3], [3 0], [0 0], [1 0], [2 1 3 1 2], [33 2], [1 1 5]};
   sz = sizes{randi(numel (sizes))};
+  if (rand () < 0.04)                 # huge and odd: long runs, many dims, wide rows
+    huge = {[2^17+3 1], [1 2^16+5], [3 2^12+1], [2^12+7 3], [1 1 1 1 1 1 1 1 2], [2 1 1 1 1 1 3]};
+    sz = huge{randi(numel (huge))};
+  endif
   switch (k)
     case {1, 2, 3, 4}
       x = randn (sz);
@@ -147,7 +151,7 @@ function [opts, dimargs, accum, device, p] = random_options (fn, devices)
   if (r < 0.4)
     dimargs = {randi(4)};
   elseif (r < 0.45)
-    bad = {0, -1, 1.5, [1 2], 1i, Inf, true};
+    bad = {0, -1, 1.5, [1 2], 1i, Inf, true, 9, 65, 2^40, NaN, "x"};
     dimargs = bad(randi (numel (bad)));
   endif
   opts = {"accum", accum, "device", device};

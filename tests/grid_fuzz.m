@@ -1,17 +1,22 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{cases} =} grid_fuzz ()
-## 2000 seeded random calls on the CPU engine (run everywhere) and 2000 that may also take
-## the GPU engine (skipped without one); each case is one call of fuzz_gpudot with its own
-## seed, so any failure is reproducible alone: fuzz_gpudot (SEED, 1, DEVICES).
+## 2000 seeded random calls on the CPU engine (seeds 1-2000, run everywhere) and 10^4 that
+## may also take the GPU engine (seeds 100001-110000, skipped without a GPU); each case is
+## one call of fuzz_gpudot with its own seed, so any failure is reproducible alone:
+## fuzz_gpudot (SEED, 1, DEVICES).
 ## @end deftypefn
 
 function cases = grid_fuzz ()
 
-  cases = cell (1, 4000);
-  for i = 1:2000
+  ncpu = 2000;
+  ngpu = 10000;
+  cases = cell (1, ncpu + ngpu);
+  for i = 1:ncpu
     cases{i} = make_case (sprintf ("fuzz seed=%d", i), "cpu", @() fuzz_case (i, {"cpu"}));
+  endfor
+  for i = 1:ngpu
     s = 100000 + i;
-    cases{2000 + i} = make_case (sprintf ("fuzz seed=%d", s), "gpu",
+    cases{ncpu + i} = make_case (sprintf ("fuzz seed=%d", s), "gpu",
                                  @() fuzz_case (s, {"gpu", "cpu", "auto"}));
   endfor
 
