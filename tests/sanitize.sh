@@ -23,7 +23,7 @@ for t in $tools; do
   [ "$t" = memcheck ] && extra="--leak-check full"
   (
     start=$(date +%s)
-    GPUDOT_SANITIZE=$t OMP_NUM_THREADS=$threads "$san" --tool "$t" $extra \
+    GPUDOT_SANITIZE=$t OMP_NUM_THREADS=$threads timeout "${SANITIZE_TIMEOUT:-0}" "$san" --tool "$t" $extra \
       --target-processes all --error-exitcode 99 --print-limit 100 \
       "$octave" --no-history --no-init-file --no-site-file "$here/run_tests.m" \
       > "$out/$t.log" 2>&1

@@ -177,6 +177,7 @@ for i = 1:nlarge
     endif
   endif
   if (mod (i, max (1, floor (nlarge / 10))) == 0)
+    clear A B v want wantf               # read with the same arrays live each time
     lmarks(end+1, :) = [nsmall + i rss_mib() dev_free_mib(gpu)];
   endif
 endfor

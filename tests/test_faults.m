@@ -99,7 +99,8 @@
 %!     error ("call %d: no error", i);
 %!   catch err
 %!     assert (err.identifier, "gpudot:cuda");
-%!     assert (! isempty (regexp (err.message, '^(gdot|gnorm|gcosine): CUDA error \(kernel launch: invalid configuration argument \(cudaErrorInvalidConfiguration\)\)$', "once")), err.message);
+%!     ## (the driver's words vary: the H100's driver says invalid argument)
+%!     assert (! isempty (regexp (err.message, '^(gdot|gnorm|gcosine): CUDA error \(kernel launch: [a-z ]+ \(cudaErrorInvalid(Value|Configuration)\)\)$', "once")), err.message);
 %!   end_try_catch
 %!   assert (gdot (g, y), want, 1e-12 * max (abs (want)));
 %!   assert (gdot (x, y, "device", "gpu"), want, 1e-12 * max (abs (want)));
@@ -139,7 +140,8 @@
 %! i2 = gpudot_info ();
 %! assert ([i2.garrays i2.garray_bytes i2.staging_bytes], [i0.garrays i0.garray_bytes 0]);
 %! ## device memory: back where it was (other processes may allocate: allow 64 MiB)
-%! assert (abs (i2.memory_free - i0.memory_free) <= 64 * 2^20, [i0.memory_free i2.memory_free]);
+%! assert (abs (i2.memory_free - i0.memory_free) <= 64 * 2^20,
+%!         sprintf ("free %d before, %d after", i0.memory_free, i2.memory_free));
 
 %!testif ; gpudot_gpu_available () && isempty (getenv ("GPUDOT_SANITIZE"))
 %! ## a kernel that faults (a trap, as an illegal address would): the context is lost for

@@ -122,8 +122,12 @@
 %!testif ; gpudot_gpu_available () && isempty (getenv ("GPUDOT_SANITIZE"))
 %! ## too large for the device: gpudot:outOfMemory with the bytes; nothing half-allocated
 %! ## (not under compute-sanitizer, which reports the failed cudaMalloc, as it should)
-%! s0 = gpudot_info ();
 %! x = ones (2^30, 1, "single");          # 4 GiB a copy
+%! g = garray (x(1:4096));                 # the kernels loaded, then no engine buffers
+%! gdot (g, g);
+%! clear g
+%! __gpudot__ ("release");
+%! s0 = gpudot_info ();
 %! gs = {};
 %! try
 %!   for k = 1:ceil (s0.memory_total / 2^32) + 2
@@ -138,6 +142,7 @@
 %! assert (gpudot_info ().garrays, s0.garrays + numel (gs));
 %! assert (gdot (gs{1}, gs{1}), single (2^30));       # the next call works
 %! clear gs
+%! __gpudot__ ("release");
 %! s1 = gpudot_info ();
 %! assert (s1.garrays, s0.garrays);
 %! assert (abs (s1.memory_free - s0.memory_free) < 2^20);
