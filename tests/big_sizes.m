@@ -54,27 +54,37 @@ printf ("big sizes on %s (%.1f GiB, %.1f GiB free)\n", info.device_name,
 __gpudot__ ("release");
 free0 = free_gib ();
 
-## x, y: 2^32 + 3 random singles, filled and referenced block by block (in double)
-n = 2^32 + 3;
-blk = 2^26;
+## x, y: 2^32 + 3 singles: a random block of p = 2^26 + 1 elements repeated (p does not
+## divide 2^32, so an index that wraps at 2^32 reads other values), and the last three
+## elements large (1000, 2000, 3000: 1.3% of x'y), so that losing or misplacing them
+## shows.  The references come from one block in double (the block's sums times the
+## number of whole blocks, plus the rest): generating and summing 2^32 fresh random
+## numbers took 529 s of Octave on the H100 machine.
+n = str2double (getenv ("GPUDOT_BIG_N")); if (isnan (n)) n = 2^32 + 3; endif
+p = 2^26 + 1;
 rand ("seed", 32);
 t0 = tic ();
+xb = rand (p, 1, "single");
+yb = rand (p, 1, "single");
+tail = single ([1000; 2000; 3000]);
 x = zeros (n, 1, "single");
 y = zeros (n, 1, "single");
-sxy = sxx = syy = sx1 = 0;
-for i0 = 1:blk:n
-  i1 = min (n, i0 + blk - 1);
-  xb = rand (i1 - i0 + 1, 1, "single") - 0.5;
-  yb = rand (i1 - i0 + 1, 1, "single") - 0.25;
-  x(i0:i1) = xb;
-  y(i0:i1) = yb;
-  xd = double (xb);
-  sxy += sum (xd .* double (yb));
-  sxx += sum (xd .^ 2);
-  syy += sum (double (yb) .^ 2);
-  sx1 += sum (abs (xd));
+for i0 = 1:p:n
+  i1 = min (n, i0 + p - 1);
+  x(i0:i1) = xb(1:i1 - i0 + 1);
+  y(i0:i1) = yb(1:i1 - i0 + 1);
 endfor
-clear xb yb xd
+x(end-2:end) = tail;
+y(end-2:end) = tail;
+q = floor ((n - 3) / p);           # whole blocks before the tail
+r = n - 3 - q * p;                 # then r elements of a block, then the tail
+xd = double (xb);  yd = double (yb);  td = double (tail);
+blocksum = @(f) q * f(xd, yd) + f(xd(1:r), yd(1:r)) + f(td, td);
+sxy = blocksum (@(a, b) a' * b);
+sxx = blocksum (@(a, b) a' * a);
+syy = blocksum (@(a, b) b' * b);
+sx1 = blocksum (@(a, b) sum (abs (a)));
+clear xd yd
 printf ("data: 2 x %d singles (%.1f GiB each) in %.0f s\n", n, n * 4 / 2^30, toc (t0));
 bx = n * 4;
 
