@@ -35,9 +35,12 @@ fail=0
 for t in $tools; do
   read rc secs < "$out/$t.rc"
   suite=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out/$t.log" | tail -n 1)
-  # one summary per sanitized process (the suite and its child octave-cli runs)
-  errs=$(grep -E 'ERROR SUMMARY: [0-9]+ error' "$out/$t.log" | sed -E 's/.*ERROR SUMMARY: ([0-9]+) error.*/\1/' | awk '{s += $1} END {print s + 0}')
-  nsum=$(grep -cE 'ERROR SUMMARY: ' "$out/$t.log")
+  # one summary per sanitized process (the suite and its child octave-cli runs):
+  # "ERROR SUMMARY: N errors", or racecheck's "RACECHECK SUMMARY: ... (N errors, M warnings)"
+  sums=$(grep -E '(ERROR|RACECHECK) SUMMARY: ' "$out/$t.log")
+  nsum=$(printf '%s' "$sums" | grep -c 'SUMMARY: ')
+  errs=$(printf '%s\n' "$sums" | sed -nE 's/.*ERROR SUMMARY: ([0-9]+) error.*/\1/p; s/.*RACECHECK SUMMARY: .*\(([0-9]+) error.*/\1/p' \
+         | awk '{s += $1} END {print s + 0}')
   echo "$t: exit $rc, ${secs}s, suite: ${suite:-no summary line}; sanitizer: ${errs:-?} errors in $nsum processes"
   if [ "$rc" != 0 ] || [ -z "$suite" ] || [ "${errs:-1}" != 0 ] || [ "$nsum" = 0 ]; then
     fail=1
