@@ -62,7 +62,9 @@ check-valgrind: $(MEX)
 # Many calls in one session; Octave's memory (and the device's) must stay flat.
 SOAK_SMALL ?= 1000000
 SOAK_LARGE ?= 10000
-soak: $(MEX)
+soak:
+	@if command -v $(MKOCTFILE) >/dev/null 2>&1 || ! command -v $(OCTAVE) >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory $(MEX); fi
 	GPUDOT_SOAK_SMALL=$(SOAK_SMALL) GPUDOT_SOAK_LARGE=$(SOAK_LARGE) GPUDOT_MEXDIR=$(BUILD) \
 	  $(OCTAVE) $(OCTFLAGS) tests/soak.m
 
