@@ -8,8 +8,7 @@
 ##     matrices, host data through each engine and garrays.
 ## Every 101st call is checked against a double reference.  Octave's resident memory
 ## (VmRSS) and, with a GPU, the device's free memory are read after a warm-up and at every
-## tenth of the run: the last reading must equal the first (RSS within 16 MiB, device
-## memory within 2 MiB).  Prints the readings and ends with one line
+## tenth of the run, and must not grow (see the end for the rule).  Prints the readings and ends with one line
 ##   soak: N calls, N checked, N errors raised, 0 bad; small: rss A -> B MiB, device ...
 ## exiting non-zero on any failure.
 
@@ -186,25 +185,29 @@ clear GX GXs GM
 
 printf ("soak: small calls %.1f s (%.1f us each), large calls %.1f s (%.2f ms each)\n",
         tsmall, 1e6 * tsmall / max (1, nsmall), tlarge, 1e3 * tlarge / max (1, nlarge));
-## each phase from its first reading (after a warm-up: the small calls' first 10^4, the
-## large calls' first tenth) to its last
+## Each phase is judged on its readings after a warm-up (the small calls' first 10^4, the
+## large calls' first tenth): the highest reading of its second half against the highest of
+## its first half.  Freed blocks of the large calls' 8 MiB temporaries stay in glibc's heap
+## for a while, so their RSS steps between two levels 16 MiB apart (H100 run: 271.9 and
+## 287.9 MiB); a leak grows without bound.  Tolerance: 4 MiB for the small calls (4 bytes
+## a call over half a million), 16 MiB for the large; device memory within 2 MiB.
 printf ("%10s %12s %16s\n", "calls", "rss MiB", "device free MiB");
 printf ("%10d %12.1f %16.1f\n", [marks; lmarks]');
 summary = "";
-for ph = {{"small", marks}, {"large", lmarks}}
+for ph = {{"small", marks, 4}, {"large", lmarks, 16}}
   m = ph{1}{2};
   if (rows (m) < 2)
     continue;
   endif
-  first = m(1, :);  last = m(end, :);
-  drss = last(2) - first(2);
-  ddev = last(3) - first(3);
-  if (! (drss <= 16 && (! gpu || abs (ddev) <= 2)))
+  h = floor (rows (m) / 2);
+  drss = max (m(h+1:end, 2)) - max (m(1:h, 2));
+  ddev = min (m(h+1:end, 3)) - min (m(1:h, 3));
+  if (! (drss <= ph{1}{3} && (! gpu || abs (ddev) <= 2)))
     nbad++;
     printf ("BAD %s calls: memory grew: rss %+.1f MiB, device free %+.1f MiB\n", ph{1}{1}, drss, ddev);
   endif
-  summary = [summary sprintf("; %s: rss %.1f -> %.1f MiB, device free %.1f -> %.1f MiB",
-                             ph{1}{1}, first(2), last(2), first(3), last(3))];
+  summary = [summary sprintf("; %s: rss %.1f -> %.1f MiB (peak %+.1f), device free %.1f -> %.1f MiB",
+                             ph{1}{1}, m(1, 2), m(end, 2), drss, m(1, 3), m(end, 3))];
 endfor
 printf ("soak: %d calls, %d checked, %d errors raised, %d bad%s\n", total, ncheck, nerr, nbad, summary);
 exit (nbad > 0);
