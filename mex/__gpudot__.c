@@ -360,8 +360,8 @@ static int use_gpu(const char *fn, int dev, size_t bytes)
         if (!warned_no_device) {
             warned_no_device = 1;
             gd_warn("gpudot:noDevice",
-                               "%s: no usable CUDA device (%s); using the CPU engine", fn,
-                               gpudot_cuda_last_error());
+                    "%s: no usable CUDA device (%s); using the CPU engine", fn,
+                    gpudot_cuda_last_error());
         }
         return 0;
     }
@@ -482,13 +482,13 @@ static void resolve(const char *fn, const char *name, const mxArray *a, operand_
         const garr_t *g = garray_of(a);
         if (!g || !g->d)
             gd_error("gpudot:badType", "%s: %s is a garray that no longer exists", fn,
-                              name);
+                     name);
         resident_operand(g, o);
         return;
     }
     if (!is_float_array(a))
         gd_error("gpudot:badType", "%s: %s must be a full single or double array",
-                          fn, name);
+                 fn, name);
     shape_of(a, &o->sh);
     o->single = mxIsSingle(a);
     o->cplx = mxIsComplex(a);
@@ -568,7 +568,7 @@ static void parse_dim(const char *fn, const mxArray *D, call_t *c)
 static void bad_accum(const char *fn)
 {
     gd_error("gpudot:badOption",
-                      "%s: \"accum\" must be \"native\", \"double\" or \"compensated\"", fn);
+             "%s: \"accum\" must be \"native\", \"double\" or \"compensated\"", fn);
 }
 
 static void bad_device(const char *fn)
@@ -587,7 +587,7 @@ static void parse_internal(const char *fn, gpudot_op op, int nrhs, const mxArray
     c->kernel = -1;
     if (nrhs < IN_X + 1 || nrhs > IN_END || (has_y && nrhs < IN_Y + 1))
         gd_error("gpudot:badOption", "%s: expected %d to 5 arguments after the op", fn,
-                          has_y ? 2 : 1);
+                 has_y ? 2 : 1);
     c->x = prhs[IN_X];
     if (has_y)
         c->y = prhs[IN_Y];
@@ -627,7 +627,7 @@ static void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *
     c->kernel = -1;
     if (nrhs < k)
         gd_error("Octave:invalid-fun-call", "Invalid call to %s.  Correct usage is:\n\n"
-                          " -- %s (X%s, ...)", fn, fn, has_y ? ", Y" : "");
+                 " -- %s (X%s, ...)", fn, fn, has_y ? ", Y" : "");
     c->x = prhs[0];
     if (has_y)
         c->y = prhs[1];
@@ -651,8 +651,8 @@ static void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *
         } else if (!strcasecmp(name, "kernel") && op == GPUDOT_OP_DOT) {
             if (!parse_kernel(prhs[k + 1], &c->kernel))
                 gd_error("gpudot:badOption",
-                                  "%s: \"kernel\" must be \"atomic\", \"shared\", \"shuffle\", "
-                                  "\"vector\" or \"fused\"", fn);
+                         "%s: \"kernel\" must be \"atomic\", \"shared\", \"shuffle\", "
+                         "\"vector\" or \"fused\"", fn);
         } else {
             gd_error("gpudot:badOption", "%s: unknown option \"%s\"", fn, name);
         }
@@ -669,8 +669,8 @@ static const mxArray *public_operand(const char *fn, const char *name, const mxA
         return a;
     if (!mxIsNumeric(a))
         gd_error("gpudot:badType",
-                          "%s: %s must be a numeric array (single, double, integer), not %s", fn,
-                          name, mxGetClassName(a));
+                 "%s: %s must be a numeric array (single, double, integer), not %s", fn,
+                 name, mxGetClassName(a));
     mxArray *out = NULL, *in = (mxArray *)a;
     if (mxIsSparse(a))
         mexCallMATLAB(1, &out, 1, &in, "full");
@@ -692,8 +692,8 @@ static void classes_of(const char *fn, const operand_t *X, const operand_t *Y, i
     if (X->dev || (has_y && Y->dev)) {
         if (X->dev && has_y && Y->dev && X->single != Y->single)
             gd_error("gpudot:badType",
-                              "%s: garrays of different classes (single and double); make both "
-                              "one class", fn);
+                     "%s: garrays of different classes (single and double); make both "
+                     "one class", fn);
         *single = X->dev ? X->single : Y->single;
     }
 }
@@ -711,7 +711,7 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     double pval = 2;
     if (c->p && !mxIsEmpty(c->p) && !parse_p(c->p, &pk, &pval))
         gd_error("gpudot:badOption",
-                          "%s: P must be a real scalar (not NaN), \"fro\", \"inf\" or \"-inf\"", fn);
+                 "%s: P must be a real scalar (not NaN), \"fro\", \"inf\" or \"-inf\"", fn);
     int have_dim = c->have_dim;
     int64_t dim = c->dim;
     gpudot_accum accum = c->accum;
@@ -737,8 +737,8 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
             sb.d[j] = b;
         else
             gd_error("gpudot:sizeMismatch",
-                              "%s: sizes of X and Y must match or be compatible (dimension %d: "
-                              "%lld vs %lld)", fn, j + 1, (long long)a, (long long)b);
+                     "%s: sizes of X and Y must match or be compatible (dimension %d: "
+                     "%lld vs %lld)", fn, j + 1, (long long)a, (long long)b);
     }
     if (!have_dim) {
         dim = 1;
@@ -802,8 +802,8 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     if ((bx < 0 || ax < 0) || (has_y && (by < 0 || ay < 0))) {
         if ((X.dev && gpu && (bx < 0 || ax < 0)) || (Y.dev && gpu && (by < 0 || ay < 0)))
             gd_error("gpudot:sizeMismatch",
-                              "%s: this broadcast pattern needs a copy of a garray operand; "
-                              "gather it first", fn);
+                     "%s: this broadcast pattern needs a copy of a garray operand; "
+                     "gather it first", fn);
     }
     if (bx < 0 || ax < 0) {
         void *e = expand(px, &sx, &sb, nd, es * (cx ? 2 : 1));
@@ -861,11 +861,11 @@ static void op_ladder(const char *fn, const call_t *c, int nlhs, mxArray *plhs[]
     if (X.cplx || Y.cplx || c->have_dim || !is_vector(&X.sh) || !is_vector(&Y.sh) ||
         numel_of(&X.sh) != numel_of(&Y.sh))
         gd_error("gpudot:badOption",
-                          "%s: \"kernel\" takes two real vectors of equal length (one dot "
-                          "product) and no DIM", fn);
+                 "%s: \"kernel\" takes two real vectors of equal length (one dot "
+                 "product) and no DIM", fn);
     if (c->accum == GPUDOT_ACC_COMP)
         gd_error("gpudot:badOption",
-                          "%s: \"kernel\" takes \"accum\" \"native\" or \"double\"", fn);
+                 "%s: \"kernel\" takes \"accum\" \"native\" or \"double\"", fn);
     if (c->dev == DEV_CPU)
         gd_error("gpudot:badOption", "%s: \"kernel\" runs on the GPU, not \"cpu\"", fn);
     if (!gpudot_cuda_available())
@@ -915,7 +915,7 @@ static void op_garray_new(int nrhs, const mxArray *prhs[], mxArray *plhs[])
 {
     if (nrhs != 2 || !is_float_array(prhs[1]))
         gd_error("gpudot:badType",
-                          "garray: X must be a full single or double array (real or complex)");
+                 "garray: X must be a full single or double array (real or complex)");
     const mxArray *a = prhs[1];
     if (mxGetNumberOfDimensions(a) > MAXDIMS)
         gd_error("gpudot:badDim", "garray: at most %d dimensions are supported", MAXDIMS);
@@ -941,8 +941,8 @@ static void op_garray_new(int nrhs, const mxArray *prhs[], mxArray *plhs[])
             gpudot_cuda_info_t in;
             gpudot_cuda_info(&in);
             gd_error("gpudot:outOfMemory",
-                              "garray: cannot allocate %zu bytes on the device (%zu bytes free)",
-                              e.bytes, in.mem_free);
+                     "garray: cannot allocate %zu bytes on the device (%zu bytes free)",
+                     e.bytes, in.mem_free);
         }
         if (st != GPUDOT_OK)
             raise_status("garray", st, gpudot_cuda_last_error());
@@ -953,8 +953,8 @@ static void op_garray_new(int nrhs, const mxArray *prhs[], mxArray *plhs[])
     } else if (!warned_no_device) {
         warned_no_device = 1;
         gd_warn("gpudot:noDevice",
-                           "garray: no usable CUDA device (%s); keeping data on the host",
-                           gpudot_cuda_last_error());
+                "garray: no usable CUDA device (%s); keeping data on the host",
+                gpudot_cuda_last_error());
     }
     garr[ngarr++] = e;
     update_lock();
