@@ -58,12 +58,16 @@ constexpr int64_t kMinPerBlock = kThreads * 8;
  * and synchronizing: a sticky error comes back.  From then on the engine answers every GPU
  * request with GPUDOT_CUDA and that message, gpudot_cuda_available () is 0 (so "auto"
  * takes the CPU engine), and frees are skipped (they would fail anyway). */
+gpudot_status lost_status()
+{
+    snprintf(E.err, sizeof E.err, "%s", E.lost_msg);
+    return GPUDOT_CUDA;
+}
+
 gpudot_status fail(cudaError_t e, const char *what)
 {
-    if (E.lost) {
-        snprintf(E.err, sizeof E.err, "%s", E.lost_msg);
-        return GPUDOT_CUDA;
-    }
+    if (E.lost)
+        return lost_status();
     snprintf(E.err, sizeof E.err, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError(); /* not sticky: clear it so the next call works */
@@ -78,7 +82,7 @@ gpudot_status fail(cudaError_t e, const char *what)
             E.lost = 1;
             snprintf(E.lost_msg, sizeof E.lost_msg,
                      "%s; the CUDA context is lost: restart Octave to use the GPU again", E.err);
-            snprintf(E.err, sizeof E.err, "%s", E.lost_msg);
+            return lost_status();
         }
     }
     return GPUDOT_CUDA;
@@ -103,10 +107,8 @@ cudaError_t dev_malloc(void **p, size_t bytes)
 
 gpudot_status probe()
 {
-    if (E.lost) {
-        snprintf(E.err, sizeof E.err, "%s", E.lost_msg);
-        return GPUDOT_CUDA;
-    }
+    if (E.lost)
+        return lost_status();
     if (E.probed)
         return E.ok ? GPUDOT_OK : GPUDOT_NO_DEVICE;
     E.probed = 1;

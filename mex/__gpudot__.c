@@ -345,15 +345,22 @@ static int parse_device(const mxArray *a, int *dev)
     return ok;
 }
 
+/* Raises unless the GPU can be used: gpudot:noDevice, or gpudot:cuda once a kernel fault
+ * has lost the CUDA context. */
+static void need_gpu(const char *fn)
+{
+    if (!gpudot_cuda_available())
+        raise_status(fn, gpudot_cuda_lost() ? GPUDOT_CUDA : GPUDOT_NO_DEVICE,
+                     gpudot_cuda_last_error());
+}
+
 /* Which engine runs a call of `bytes` operand bytes; raises for "gpu" without a device. */
 static int use_gpu(const char *fn, int dev, size_t bytes)
 {
     if (dev == DEV_CPU)
         return 0;
     if (dev == DEV_GPU) {
-        if (!gpudot_cuda_available())
-            raise_status(fn, gpudot_cuda_lost() ? GPUDOT_CUDA : GPUDOT_NO_DEVICE,
-                         gpudot_cuda_last_error());
+        need_gpu(fn);
         return 1;
     }
     if (!gpudot_cuda_available()) {
@@ -868,9 +875,7 @@ static void op_ladder(const char *fn, const call_t *c, int nlhs, mxArray *plhs[]
                  "%s: \"kernel\" takes \"accum\" \"native\" or \"double\"", fn);
     if (c->dev == DEV_CPU)
         gd_error("gpudot:badOption", "%s: \"kernel\" runs on the GPU, not \"cpu\"", fn);
-    if (!gpudot_cuda_available())
-        raise_status(fn, gpudot_cuda_lost() ? GPUDOT_CUDA : GPUDOT_NO_DEVICE,
-                     gpudot_cuda_last_error());
+    need_gpu(fn);
     int single, out_single;
     classes_of(fn, &X, &Y, 1, &single, &out_single);
     void *tmp_x = NULL, *tmp_y = NULL;
@@ -1124,7 +1129,7 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (nrhs == 2 && mxIsChar(prhs[1]))
             mxGetString(prhs[1], what, sizeof what);
         int f = -1;
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < (int)(sizeof names / sizeof *names); i++)
             if (!strcmp(what, names[i]))
                 f = i;
         if (f < 0)
