@@ -21,11 +21,14 @@ HAVE_NVCC :=
 endif
 
 OBJ := $(OUT)/obj
-CFLAGS_ENGINE := -O3 -fPIC -fopenmp -std=gnu11 -Wall -Wextra -I$(SRC)/include
+# STAGES=1: stage timers for bench/stages.m (see gpudot.h); off by default
+STAGES ?= 0
+DEFS := $(if $(filter 1,$(STAGES)),-DGPUDOT_STAGES)
+CFLAGS_ENGINE := -O3 -fPIC -fopenmp -std=gnu11 -Wall -Wextra -I$(SRC)/include $(DEFS)
 CUDA_PTX ?= 90
 NVCC_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)) \
                 $(foreach a,$(CUDA_PTX),-gencode=arch=compute_$(a),code=compute_$(a))
-NVCC_FLAGS := -std=c++17 -O3 --threads 0 -Xcompiler -fPIC,-fopenmp -I$(SRC)/include $(NVCC_GENCODE)
+NVCC_FLAGS := -std=c++17 -O3 --threads 0 -Xcompiler -fPIC,-fopenmp -I$(SRC)/include $(DEFS) $(NVCC_GENCODE)
 
 ENGINE_OBJS := $(OBJ)/gpudot_common.o $(OBJ)/gpudot_cpu.o $(OBJ)/gpudot_cpu_ops.o
 ifeq ($(HAVE_NVCC),yes)
@@ -60,7 +63,7 @@ $(OBJ)/gpudot_cuda.o: $(SRC)/cuda/gpudot_cuda.cu $(SRC)/cuda/reduce_kernels.cuh 
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 $(MEX): $(SRC)/mex/__gpudot__.c $(SRC)/include/gpudot.h $(ENGINE_OBJS)
-	$(MKOCTFILE) --mex -R2018a -I$(SRC)/include -o $@ $(SRC)/mex/__gpudot__.c \
+	$(MKOCTFILE) --mex -R2018a -I$(SRC)/include $(DEFS) -o $@ $(SRC)/mex/__gpudot__.c \
 	    $(ENGINE_OBJS) $(ENGINE_LIBS) -lgomp -L$(OCTLIBDIR) -loctinterp -loctave -Wl,--no-undefined
 
 clean:
@@ -75,3 +78,10 @@ $(BENCH): $(SRC)/bench/kernel_bench.cu $(ENGINE_OBJS)
 	$(NVCC) $(NVCC_FLAGS) -o $@ $< $(ENGINE_OBJS) -lcublas -lgomp \
 	    -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64
 .PHONY: bench
+
+# Round-trip probe of small calls without Octave (bench/latency_probe.cu).
+PROBE := $(OUT)/latency_probe
+probe: $(PROBE)
+$(PROBE): $(SRC)/bench/latency_probe.cu
+	$(NVCC) -std=c++17 -O2 $(NVCC_GENCODE) -o $@ $<
+.PHONY: probe

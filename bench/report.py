@@ -224,9 +224,10 @@ for cls in ("single", "double"):
         for sh in shapes:
             r = None
             for o in op.split("|"):
-                r = r or K(o, cls, sh)
+                r = K(o, cls, sh)
                 if r:
-                    name = o if "|" in op else op
+                    name = o
+                    break
             cells.append(fmt(r and r["gbs"], 0))
         if any(c != "—" for c in cells):
             P(f"| {name} | " + " | ".join(cells) + " |")

@@ -17,6 +17,17 @@ extern "C" {
 
 #define GPUDOT_VERSION "0.1.0"
 
+/* Stage timers for bench/stages.m, compiled in only by `make -f mex.mk STAGES=1`:
+ * GPUDOT_MARK (i) adds the time since the previous mark to stage i (bench/stages.m names
+ * them); gpudot_stages copies the sums (us) and the number of calls (us[0]), then resets. */
+#ifdef GPUDOT_STAGES
+void gpudot_mark(int stage);
+void gpudot_stages(double *us, int n);
+#define GPUDOT_MARK(i) gpudot_mark(i)
+#else
+#define GPUDOT_MARK(i) ((void)0)
+#endif
+
 /* One list gives the status enum, the identifier suffix (gpudot:<id>) and the default
  * message, so the three can never drift apart. */
 #define GPUDOT_STATUS_LIST(X)                                                              \

@@ -714,6 +714,7 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
         resolve(fn, "Y", c->y, &Y);
     else
         Y = X, Y.dev = 0, Y.data = NULL;
+    GPUDOT_MARK(2);
     int pk = GD_P_TWO;
     double pval = 2;
     if (c->p && !mxIsEmpty(c->p) && !parse_p(c->p, &pk, &pval))
@@ -839,7 +840,9 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     if (out_single && !single) /* computed in double for a single result */
         r.out = tmp_out = mxMalloc((size_t)(nout * ocomp) * sizeof(double));
 
+    GPUDOT_MARK(3);
     gpudot_status st = gpu ? gpudot_cuda_dot(&r, poll_interrupt) : gpudot_cpu_dot(&r, poll_interrupt);
+    GPUDOT_MARK(8);
     if (st == GPUDOT_OK && tmp_out) {
         for (int64_t i = 0; i < nout * ocomp; i++)
             ((float *)out)[i] = (float)((double *)tmp_out)[i];
@@ -1049,12 +1052,23 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     char op[16] = "";
     if (nrhs == 1 && mxIsChar(prhs[0]))
         mxGetString(prhs[0], op, sizeof op);
+    if (!strcmp(op, "__stages__")) { /* bench/stages.m */
+#ifdef GPUDOT_STAGES
+        plhs[0] = mxCreateDoubleMatrix(1, 16, mxREAL);
+        gpudot_stages(mxGetPr(plhs[0]), 16);
+        return;
+#else
+        gd_error("gpudot:badOption", "__gpudot__: built without stage timers (make -f mex.mk STAGES=1)");
+#endif
+    }
+    GPUDOT_MARK(0);
     int nested = !strcmp(op, "__lock__") || !strcmp(op, "__unlock__");
     if (!nested)
         props_free(); /* left by a call that ended in an error */
     dispatch(nlhs, plhs, nrhs, prhs);
     if (!nested)
         props_free();
+    GPUDOT_MARK(15);
 }
 
 static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
@@ -1070,6 +1084,7 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             c.x = public_operand(fn, "X", c.x);
             if (op != GPUDOT_OP_NORM)
                 c.y = public_operand(fn, "Y", c.y);
+            GPUDOT_MARK(1);
             if (c.kernel >= 0)
                 op_ladder(fn, &c, nlhs, plhs);
             else

@@ -12,8 +12,9 @@
 
 function varargout = child_octave (code, env = "", outfile = "")
 
-  ## this session's load path, in its order (an installed package's directories too)
-  pre = sprintf ("path ('%s');", strrep (path (), "'", "''"));
+  ## this session's load path, in its order (an installed package's directories too); no
+  ## octave-workspace file where a signal ends the child
+  pre = sprintf ("crash_dumps_octave_core (false); path ('%s');", strrep (path (), "'", "''"));
   script = [tempname() ".m"];
   fid = fopen (script, "w");
   fprintf (fid, "%s\n%s\n", pre, code);
