@@ -67,10 +67,12 @@ P = out.append
 P("# gpudot benchmarks\n")
 P(f"Device: **{kdev}**. Date: {datetime.date.today().isoformat()}. Command: `{args.command}` "
   f"(bench/run_bench.sh; {args.seconds} s in all). Raw data: [{csv_path}]({csv_path}) "
-  "(columns in bench/README.md). Kernel rows: CUDA events around each launch on device-resident "
-  "data, median of many launches (p10 and p90 in the CSV), input sets rotated past the 50 MB L2, "
-  "random data, results poisoned before and checked after. Octave rows: the time per call of a "
-  "plain loop of calls from octave-cli, median of 7 rounds.\n")
+  "(columns in bench/README.md). Kernel rows: GPU time between CUDA events around each launch "
+  "on device-resident data, the launches queued behind a kernel that holds the stream until all "
+  "are queued (so the host's launch cost is not in them), median of many launches (p10 and p90 "
+  "in the CSV), input sets rotated past the 50 MB L2, random data, results poisoned before and "
+  "checked after. Octave rows: the time per call of a plain loop of calls from octave-cli, "
+  "median of 9 rounds (min and max in the CSV).\n")
 
 # ---- ceilings
 P("## Ceilings\n")
