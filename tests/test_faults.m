@@ -222,3 +222,23 @@
 %!     assert (! isempty (strfind (h, id{1})), sprintf ("%s's help does not list %s", f{1}, id{1}));
 %!   endfor
 %! endfor
+
+%!test
+%! ## __gpudot__ ("__stages__"): the stage timers of a STAGES=1 build (bench/stages.m), else
+%! ## a clear error; the public entries take the string as bad data, not as that op
+%! try
+%!   s = __gpudot__ ("__stages__");
+%!   assert (size (s), [1 16]);
+%!   assert (all (s >= 0));
+%! catch err
+%!   assert (err.identifier, "gpudot:badOption");
+%!   assert (err.message, "__gpudot__: built without stage timers (make -f mex.mk STAGES=1)");
+%! end_try_catch
+%! for f = {"gnorm", "gdot"}
+%!   try
+%!     feval (f{1}, "__stages__", "__stages__");
+%!     error ("no error from %s", f{1});
+%!   catch err
+%!     assert (err.identifier, "gpudot:badType", err.message);
+%!   end_try_catch
+%! endfor
