@@ -74,7 +74,7 @@ clean:
 # Kernel-time benchmark on device-resident data (needs nvcc and cuBLAS).
 BENCH := $(OUT)/kernel_bench
 bench: $(BENCH)
-$(BENCH): $(SRC)/bench/kernel_bench.cu $(ENGINE_OBJS)
+$(BENCH): $(SRC)/bench/kernel_bench.cu $(SRC)/bench/bench_check.h $(ENGINE_OBJS)
 	$(NVCC) $(NVCC_FLAGS) -o $@ $< $(ENGINE_OBJS) -lcublas -lgomp \
 	    -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64
 .PHONY: bench
@@ -82,6 +82,6 @@ $(BENCH): $(SRC)/bench/kernel_bench.cu $(ENGINE_OBJS)
 # Round-trip probe of small calls without Octave (bench/latency_probe.cu).
 PROBE := $(OUT)/latency_probe
 probe: $(PROBE)
-$(PROBE): $(SRC)/bench/latency_probe.cu
+$(PROBE): $(SRC)/bench/latency_probe.cu $(SRC)/bench/bench_check.h
 	$(NVCC) -std=c++17 -O2 $(NVCC_GENCODE) -o $@ $<
 .PHONY: probe

@@ -26,14 +26,7 @@
 #include "gpudot.h"
 #include "gpudot_math.h"
 
-#define CK(x)                                                                              \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));     \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include "bench_check.h"
 
 /* Read-only ceiling: every byte of one or two arrays read once with 16-byte loads, a
  * grid-stride loop, one conditional atomic (never taken) so nothing is optimised away. */

@@ -7,6 +7,17 @@
 ## the part of it inside the MEX, stage by stage, and what remains (Octave's own cost of
 ## the call and of the loop).  Part 2: host data through the pinned staging ring
 ## (target 6): per call, the stages of the ring against the pinned-transfer floor.
+1;
+## The stage sums of st at or above thr, in stage order, with `digits` decimals; ends the line.
+function print_stages (st, names, thr, digits)
+  for i = 2:numel (names)
+    if (st(i) >= thr)
+      printf (" %s %.*f", names{i}, digits, st(i));
+    endif
+  endfor
+  printf ("\n");
+endfunction
+
 mexdir = getenv ("GPUDOT_MEXDIR");
 if (isempty (mexdir))
   mexdir = "build-stages";
@@ -14,7 +25,7 @@ endif
 addpath (make_absolute_filename ("m"));
 addpath (make_absolute_filename (mexdir));
 warning ("off", "gpudot:noDevice");
-## stage names (the GPUDOT_MARK numbers in mex/__gpudot__.c and cuda/gpudot_cuda.cu)
+## stage names, in the order of the GPUDOT_STAGE_* enum of include/gpudot.h
 names = {"calls", "parse", "resolve", "prepare", "engine_entry", "ring_alloc|resident_prep", ...
          "drain|after_launch", "sync|spin", "engine_exit", "launch_prep", "launch", ...
          "launch_check", "ring_loop", "slot_wait", "pack", "exit"};
@@ -46,15 +57,10 @@ for cls = {"single", "double"}
         st = __gpudot__ ("__stages__");
       endfor
       tot = 1e6 * median (t);
-      inside = sum (st(2:16));
+      inside = sum (st(2:end));
       printf ("%-6s n=%-6d %-30s total %6.2f  outside the MEX %5.2f  inside %5.2f:", cls{1}, n,
               cases{c}, tot, tot - inside, inside);
-      for i = 2:16
-        if (st(i) >= 0.05)
-          printf (" %s %.2f", names{i}, st(i));
-        endif
-      endfor
-      printf ("\n");
+      print_stages (st, names, 0.05, 2);
     endfor
   endfor
 endfor
@@ -79,12 +85,7 @@ if (gpu)
       endfor
       st = __gpudot__ ("__stages__");
       printf ("%-6s 2^%d: %9.1f us, %.2f GB/s:", cls{1}, e, 1e6 * median (t), 2 * n * es / median (t) * 1e-9);
-      for i = 2:16
-        if (st(i) >= 0.5)
-          printf (" %s %.1f", names{i}, st(i));
-        endif
-      endfor
-      printf ("\n");
+      print_stages (st, names, 0.5, 1);
     endfor
   endfor
 endif

@@ -85,26 +85,24 @@ gpudot_status gpudot_two_step(const gpudot_dot_req *r, gpudot_poll_fn poll, gpud
 
 #ifdef GPUDOT_STAGES
 #include <time.h>
-static double stage_sum[16], stage_last, stage_calls;
+static double stage_sum[GPUDOT_NSTAGES], stage_last;
 
 void gpudot_mark(int stage)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     double now = t.tv_sec * 1e6 + t.tv_nsec * 1e-3;
-    if (stage > 0 && stage < 16)
-        stage_sum[stage] += now - stage_last;
-    else
-        stage_calls++;
+    /* the call stage counts calls; every other one sums the time since the last mark */
+    stage_sum[stage] += stage == GPUDOT_STAGE_CALL ? 1 : now - stage_last;
     stage_last = now;
 }
 
 void gpudot_stages(double *us, int n)
 {
-    for (int i = 0; i < n && i < 16; i++) {
-        us[i] = i == 0 ? stage_calls : stage_calls > 0 ? stage_sum[i] / stage_calls : 0;
+    double calls = stage_sum[GPUDOT_STAGE_CALL];
+    for (int i = 0; i < n && i < GPUDOT_NSTAGES; i++) {
+        us[i] = i == GPUDOT_STAGE_CALL ? calls : calls > 0 ? stage_sum[i] / calls : 0;
         stage_sum[i] = 0;
     }
-    stage_calls = 0;
 }
 #endif

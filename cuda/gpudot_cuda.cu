@@ -414,11 +414,11 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
             CK(cudaGetLastError(), "kernel launch");
         }
     }
-    GPUDOT_MARK(9);
+    GPUDOT_MARK(GPUDOT_STAGE_LAUNCH_PREP);
     launch_any(L, p, sub);
-    GPUDOT_MARK(10);
+    GPUDOT_MARK(GPUDOT_STAGE_LAUNCH);
     CK(cudaGetLastError(), "kernel launch");
-    GPUDOT_MARK(11);
+    GPUDOT_MARK(GPUDOT_STAGE_LAUNCH_CHECK);
     return GPUDOT_OK;
 }
 
@@ -744,7 +744,7 @@ static gpudot_status dot_resident(const gpudot_dot_req *r)
     size_t bx = (size_t)(r->bx * r->kx * r->ax) * esx, by = (size_t)(r->by * r->ky * r->ay) * esy;
     size_t bo = (size_t)(r->nb * r->na) * eso;
     gpudot_status st;
-    GPUDOT_MARK(4);
+    GPUDOT_MARK(GPUDOT_STAGE_ENGINE_ENTRY);
     if ((st = one_launch(r)))
         return st;
     const void *dx = r->x, *dy = r->y;
@@ -774,10 +774,10 @@ static gpudot_status dot_resident(const gpudot_dot_req *r)
         int single = r->nb * r->na == 1;
         if (single)
             *flag = 0;
-        GPUDOT_MARK(5);
+        GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
         if ((st = run_kernel(r, dx, dy, E.mapped_dev, 0, 1, single ? flag_dev : nullptr)))
             return st;
-        GPUDOT_MARK(6);
+        GPUDOT_MARK(GPUDOT_STAGE_DRAIN);
         if (single) {
             /* a faulting kernel never raises the flag: ask the stream now and then */
             for (long spin = 0; spin < kSpinLimit && !*flag; spin++)
@@ -786,7 +786,7 @@ static gpudot_status dot_resident(const gpudot_dot_req *r)
         }
         if (!single || !*flag)
             CK(cudaStreamSynchronize(0), "kernel");
-        GPUDOT_MARK(7);
+        GPUDOT_MARK(GPUDOT_STAGE_WAIT);
         memcpy(r->out, E.mapped, bo);
         return GPUDOT_OK;
     }
@@ -822,10 +822,10 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     size_t want = (bx_all + by_all) / 8;
     want = want < kSlotMin ? kSlotMin : want > kSlotMax ? kSlotMax : want;
     want = (want + (1 << 20) - 1) & ~(size_t)((1 << 20) - 1);
-    GPUDOT_MARK(4);
+    GPUDOT_MARK(GPUDOT_STAGE_ENGINE_ENTRY);
     if ((st = ring_need(want)))
         return st;
-    GPUDOT_MARK(5);
+    GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
     size_t budget = want - 64; /* room to align y's part to 16 bytes */
     if (E.staging_cap && E.staging_cap < budget)
         budget = E.staging_cap;
@@ -883,10 +883,10 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
             size_t xb = 0, yb = 0;
             /* the host slot is free once its last copy finished; the device slot once the
              * kernel that read it finished (the copy stream waits for that) */
-            GPUDOT_MARK(12);
+            GPUDOT_MARK(GPUDOT_STAGE_RING_LOOP);
             if (R.busy[slot])
                 CKS(cudaEventSynchronize(R.copied[slot]), "cudaMemcpyAsync (upload)");
-            GPUDOT_MARK(13);
+            GPUDOT_MARK(GPUDOT_STAGE_SLOT_WAIT);
             if (kn > 0) {
                 CopyJob jobs[2];
                 jobs[0] = pack_job(hx, r->x, esx, r->bx, r->kx, r->ax, a0, na, k0, kn, &sub.kx, &sub.ax);
@@ -897,7 +897,7 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
                     yb = jobs[1].len * jobs[1].count;
                 }
                 copy_jobs(jobs, has_y ? 2 : 1);
-                GPUDOT_MARK(14);
+                GPUDOT_MARK(GPUDOT_STAGE_PACK);
             } else {
                 sub.kx = sub.ky = 0;
                 sub.ax = r->ax > 1 ? na : 1;
@@ -927,9 +927,9 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
         CKS(cudaMemcpyAsync(r->out, E.out.p, out_all, cudaMemcpyDeviceToHost, R.comp),
             "kernel or cudaMemcpy (result)");
     /* every exit waits for both streams: nothing of this call runs on after it returns */
-    GPUDOT_MARK(6);
+    GPUDOT_MARK(GPUDOT_STAGE_DRAIN);
     cudaError_t e1 = cudaStreamSynchronize(R.comp), e2 = cudaStreamSynchronize(R.copy);
-    GPUDOT_MARK(7);
+    GPUDOT_MARK(GPUDOT_STAGE_WAIT);
     E.stream = 0;
     if (st == GPUDOT_OK && (e1 != cudaSuccess || e2 != cudaSuccess))
         st = fail(e1 != cudaSuccess ? e1 : e2, "kernel or cudaMemcpy (result)");

@@ -18,8 +18,28 @@ extern "C" {
 #define GPUDOT_VERSION "0.1.0"
 
 /* Stage timers for bench/stages.m, compiled in only by `make -f mex.mk STAGES=1`:
- * GPUDOT_MARK (i) adds the time since the previous mark to stage i (bench/stages.m names
- * them); gpudot_stages copies the sums (us) and the number of calls (us[0]), then resets. */
+ * GPUDOT_MARK (s) adds the time since the previous mark to stage s; gpudot_stages copies
+ * the sums (us) and the number of calls (us[GPUDOT_STAGE_CALL]), then resets.  Where a
+ * stage serves both paths: "resident / host". */
+enum {
+    GPUDOT_STAGE_CALL,         /* start of a MEX call: counts calls */
+    GPUDOT_STAGE_PARSE,        /* public entry: arguments and operand classes */
+    GPUDOT_STAGE_RESOLVE,      /* operands: garray lookups */
+    GPUDOT_STAGE_PREPARE,      /* shapes, output, request */
+    GPUDOT_STAGE_ENGINE_ENTRY, /* engine: checks and plan */
+    GPUDOT_STAGE_BUFFERS,      /* resident: uploads, mapped result / host: ring allocation */
+    GPUDOT_STAGE_DRAIN,        /* resident: after the launch / host: queueing the result */
+    GPUDOT_STAGE_WAIT,         /* resident: spin on the result flag / host: stream syncs */
+    GPUDOT_STAGE_ENGINE_EXIT,
+    GPUDOT_STAGE_LAUNCH_PREP,  /* run_kernel up to the launch */
+    GPUDOT_STAGE_LAUNCH,       /* cudaLaunchKernel */
+    GPUDOT_STAGE_LAUNCH_CHECK, /* cudaGetLastError */
+    GPUDOT_STAGE_RING_LOOP,    /* host: the rest of a chunk's loop */
+    GPUDOT_STAGE_SLOT_WAIT,    /* host: waiting for a free staging slot */
+    GPUDOT_STAGE_PACK,         /* host: copying a chunk into pinned memory */
+    GPUDOT_STAGE_EXIT,         /* the end of the MEX call */
+    GPUDOT_NSTAGES
+};
 #ifdef GPUDOT_STAGES
 void gpudot_mark(int stage);
 void gpudot_stages(double *us, int n);

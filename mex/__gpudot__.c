@@ -714,7 +714,7 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
         resolve(fn, "Y", c->y, &Y);
     else
         Y = X, Y.dev = 0, Y.data = NULL;
-    GPUDOT_MARK(2);
+    GPUDOT_MARK(GPUDOT_STAGE_RESOLVE);
     int pk = GD_P_TWO;
     double pval = 2;
     if (c->p && !mxIsEmpty(c->p) && !parse_p(c->p, &pk, &pval))
@@ -840,9 +840,9 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     if (out_single && !single) /* computed in double for a single result */
         r.out = tmp_out = mxMalloc((size_t)(nout * ocomp) * sizeof(double));
 
-    GPUDOT_MARK(3);
+    GPUDOT_MARK(GPUDOT_STAGE_PREPARE);
     gpudot_status st = gpu ? gpudot_cuda_dot(&r, poll_interrupt) : gpudot_cpu_dot(&r, poll_interrupt);
-    GPUDOT_MARK(8);
+    GPUDOT_MARK(GPUDOT_STAGE_ENGINE_EXIT);
     if (st == GPUDOT_OK && tmp_out) {
         for (int64_t i = 0; i < nout * ocomp; i++)
             ((float *)out)[i] = (float)((double *)tmp_out)[i];
@@ -1055,21 +1055,21 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (!strcmp(op, "__stages__") && !strcmp(mexFunctionName(), "__gpudot__")) {
         /* bench/stages.m; answered here, before the first mark of a call */
 #ifdef GPUDOT_STAGES
-        plhs[0] = mxCreateDoubleMatrix(1, 16, mxREAL);
-        gpudot_stages(mxGetDoubles(plhs[0]), 16);
+        plhs[0] = mxCreateDoubleMatrix(1, GPUDOT_NSTAGES, mxREAL);
+        gpudot_stages(mxGetDoubles(plhs[0]), GPUDOT_NSTAGES);
         return;
 #else
         gd_error("gpudot:badOption", "__gpudot__: built without stage timers (make -f mex.mk STAGES=1)");
 #endif
     }
-    GPUDOT_MARK(0);
+    GPUDOT_MARK(GPUDOT_STAGE_CALL);
     int nested = !strcmp(op, "__lock__") || !strcmp(op, "__unlock__");
     if (!nested)
         props_free(); /* left by a call that ended in an error */
     dispatch(nlhs, plhs, nrhs, prhs);
     if (!nested)
         props_free();
-    GPUDOT_MARK(15);
+    GPUDOT_MARK(GPUDOT_STAGE_EXIT);
 }
 
 static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
@@ -1085,7 +1085,7 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             c.x = public_operand(fn, "X", c.x);
             if (op != GPUDOT_OP_NORM)
                 c.y = public_operand(fn, "Y", c.y);
-            GPUDOT_MARK(1);
+            GPUDOT_MARK(GPUDOT_STAGE_PARSE);
             if (c.kernel >= 0)
                 op_ladder(fn, &c, nlhs, plhs);
             else
