@@ -24,7 +24,8 @@ OBJ := $(OUT)/obj
 # STAGES=1: stage timers for bench/stages.m (see gpudot.h); off by default
 STAGES ?= 0
 DEFS := $(if $(filter 1,$(STAGES)),-DGPUDOT_STAGES)
-CFLAGS_ENGINE := -O3 -fPIC -fopenmp -std=gnu11 -Wall -Wextra -I$(SRC)/include $(DEFS)
+# -ffp-contract=off: the CPU engine's vectorised clones (cpu/gpudot_cpu.c) give the same bits
+CFLAGS_ENGINE := -O3 -fPIC -fopenmp -std=gnu11 -ffp-contract=off -Wall -Wextra -I$(SRC)/include $(DEFS)
 CUDA_PTX ?= 90
 NVCC_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)) \
                 $(foreach a,$(CUDA_PTX),-gencode=arch=compute_$(a),code=compute_$(a))

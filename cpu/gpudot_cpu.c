@@ -7,14 +7,25 @@
  * mode (nb > 1) walks k outermost so the inner loop over i is contiguous.
  */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpudot.h"
 
-/* Scalars per chunk of a long reduction.  2^16 doubles (512 KiB for two operands) stays in
- * L2 of current x86 cores and gives 256 chunks of parallel work at n = 2^24. */
-#define CHUNK ((int64_t)1 << 16)
+/* Scalars per chunk of a long reduction, and so where a single run starts to use several
+ * threads: OpenBLAS's dot goes parallel above 10000 scalars, and "auto" is held to within
+ * 1.25x of it (issue 5, target 6).  With 2^16 (before) a run of 2^16 single scalars took
+ * one thread, 18.1 us a call against dot's 12.6 on the 2-core CI machine; with 2^12,
+ * 14.0 us (2^13: 13.6; the per-thread loop is bound by L2 there, ~7 scalars/ns, so wider
+ * vectors do not help: AVX-512 clones measured no faster).  Chunks are summed in a fixed
+ * order, so results never depend on the thread count. */
+#define CHUNK ((int64_t)1 << 12)
+/* Many short runs (one output each) take a parallel region only above this much work:
+ * an omp construct costs ~1 us, a third of a small call. */
+#define SERIAL_WORK ((int64_t)1 << 16)
+/* A run is split over threads only above this many scalars (OpenBLAS: 10000). */
+#define PAR_RUN ((int64_t)1 << 13)
 /* Interrupts are polled after every this many scalars of work (about 10 ms on one core). */
 #define POLL_WORK ((int64_t)1 << 24)
 /* Independent partial sums per run: lets the compiler keep 8 additions in flight. */
@@ -173,14 +184,19 @@ static void store(const gpudot_dot_req *r, int m, int64_t o, const acc_t *a)
 DEFINE_RUN(f, float)
 DEFINE_RUN(d, double)
 
-/* The common case, real contiguous data outside "compensated", as plain loops over 16
- * independent sums that the compiler vectorises (with an AVX2 clone picked at load time
- * where the CPU has it; no FMA in either, so both clones give the same bits).  Measured on
- * the CI machine: 2^16 single with double accumulation 17.9 us a call against 34.9 us for
- * the general loop above. */
-#define FAST_LANES 16
+/* The common case, real contiguous data outside "compensated", as plain loops over 32
+ * independent sums that the compiler vectorises, with AVX-512 and AVX2 clones picked at
+ * load time where the CPU has them.  No clone may contract a * b + s into an FMA (mex.mk
+ * builds with -ffp-contract=off), so every clone gives the same bits.  Measured: on the
+ * CI machine (AMD EPYC), 2^16 single with double accumulation 17.9 us a call against
+ * 34.9 us for the general loop above; in isolation (bench/results/
+ * h100-cpu-dot-loops-2026-11-22.txt) single data with double sums at 2^12-2^14 ran at
+ * 4.4 scalars/ns with the 16-lane AVX2 loop and 5.7 with the AVX-512 one on the H100
+ * machine's Intel Xeon (the float-to-double conversions bound it), while the AMD EPYC
+ * ran both at ~6.5-7 (bound by L2). */
+#define FAST_LANES 32
 #define DEFINE_FAST(NAME, T, A)                                                            \
-    __attribute__((target_clones("avx2", "default"))) static A fast_##NAME(                \
+    __attribute__((target_clones("avx512f", "avx2", "default"))) static A fast_##NAME(    \
         const T *x, const T *y, int64_t n)                                                 \
     {                                                                                      \
         A s[FAST_LANES] = {0};                                                             \
@@ -260,6 +276,20 @@ static const void *offset(const void *p, int64_t elems, size_t es)
     return (const char *)p + (size_t)elems * es;
 }
 
+/* One whole run, chunk by chunk in the order the parallel path below merges them (so an
+ * output's bits do not depend on which path computed it). */
+static acc_t run_chunked(const gpudot_dot_req *r, int m, const void *x, int64_t sx,
+                         size_t esx, const void *y, int64_t sy, size_t esy, int64_t nk)
+{
+    acc_t acc = run_dispatch(r, m, x, sx, y, sy, nk < CHUNK ? nk : CHUNK);
+    for (int64_t k0 = CHUNK; k0 < nk; k0 += CHUNK) {
+        acc_t part = run_dispatch(r, m, offset(x, k0 * sx, esx), sx, offset(y, k0 * sy, esy),
+                                  sy, nk - k0 < CHUNK ? nk - k0 : CHUNK);
+        acc_merge(&acc, &part, m);
+    }
+    return acc;
+}
+
 /* nb == 1: output a is the run x(0, :, a) . y(0, :, a). */
 static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn poll)
 {
@@ -267,18 +297,20 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
     int64_t sx = r->kx > 1, sy = r->ky > 1;
     int64_t nchunks = r->nk > CHUNK ? (r->nk + CHUNK - 1) / CHUNK : 1;
 
-    if (nchunks == 1) {
-        /* Many short runs: parallel over outputs, polling every POLL_WORK scalars. */
+    if (nchunks == 1 || r->na >= omp_get_max_threads() || r->na * r->nk <= PAR_RUN) {
+        /* Short runs, at least a run per thread, or too little work to split a run:
+         * parallel over outputs (or serial), each run summed whole; polling every
+         * POLL_WORK scalars. */
         int64_t per_poll = r->nk > 0 ? POLL_WORK / r->nk + 1 : r->na;
         for (int64_t a0 = 0; a0 < r->na; a0 += per_poll) {
             int64_t a1 = a0 + per_poll < r->na ? a0 + per_poll : r->na;
-            if ((a1 - a0) * r->nk <= CHUNK) {
+            if ((a1 - a0) * r->nk <= SERIAL_WORK) {
                 /* small: no parallel region at all (an omp construct with a false `if`
-                 * still cost ~1 us, a third of a small call) */
+                 * still cost ~1 us) */
                 for (int64_t a = a0; a < a1; a++) {
                     const void *x = offset(r->x, (r->ax > 1 ? a : 0) * r->kx, esx);
                     const void *y = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, esy);
-                    acc_t acc = run_dispatch(r, m, x, sx, y, sy, r->nk);
+                    acc_t acc = run_chunked(r, m, x, sx, esx, y, sy, esy, r->nk);
                     store(r, m, a, &acc);
                 }
             } else {
@@ -286,7 +318,7 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
                 for (int64_t a = a0; a < a1; a++) {
                     const void *x = offset(r->x, (r->ax > 1 ? a : 0) * r->kx, esx);
                     const void *y = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, esy);
-                    acc_t acc = run_dispatch(r, m, x, sx, y, sy, r->nk);
+                    acc_t acc = run_chunked(r, m, x, sx, esx, y, sy, esy, r->nk);
                     store(r, m, a, &acc);
                 }
             }
@@ -307,7 +339,10 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
         const void *ya = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, esy);
         for (int64_t c0 = 0; c0 < nchunks; c0 += chunks_per_poll) {
             int64_t c1 = c0 + chunks_per_poll < nchunks ? c0 + chunks_per_poll : nchunks;
-#pragma omp parallel for schedule(static)
+            int nt = omp_get_max_threads(); /* no idle threads in a short run's team */
+            if (nt > c1 - c0)
+                nt = (int)(c1 - c0);
+#pragma omp parallel for schedule(static) num_threads(nt)
             for (int64_t c = c0; c < c1; c++) {
                 int64_t k0 = c * CHUNK, n = r->nk - k0 < CHUNK ? r->nk - k0 : CHUNK;
                 part[c] = run_dispatch(r, m, offset(xa, k0 * sx, esx), sx,

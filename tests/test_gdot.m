@@ -76,6 +76,37 @@
 %!   endfor
 %! endfor
 %!test
+%! ## CPU engine: a run is summed in fixed chunks in one order, whether its chunks are
+%! ## split over threads (one or a few runs) or a thread takes the whole run (many runs),
+%! ## and whatever the thread count: the same bits for a column alone, among 3 or 40
+%! ## columns, and in a child with OMP_NUM_THREADS=1
+%! n = 3 * 4096 + 17;  X = single (randn (n, 40));  Y = single (randn (n, 40));
+%! for acc = {"native", "double"}
+%!   r40 = gdot (X, Y, "accum", acc{1}, "device", "cpu");
+%!   r3 = gdot (X(:, 1:3), Y(:, 1:3), "accum", acc{1}, "device", "cpu");
+%!   assert (typecast (r3, "uint32"), typecast (r40(1:3), "uint32"));
+%!   for j = [1 2 40]
+%!     r1 = gdot (X(:, j), Y(:, j), "accum", acc{1}, "device", "cpu");
+%!     assert (typecast (r1, "uint32"), typecast (r40(j), "uint32"));
+%!   endfor
+%! endfor
+%! x = randn (2^16 + 3, 1);  y = randn (2^16 + 3, 1);
+%! save_fn = [tempname() ".bin"];
+%! fid = fopen (save_fn, "w");  fwrite (fid, [x; y], "double");  fclose (fid);
+%! unwind_protect
+%!   code = sprintf (["fid = fopen ('%s'); v = fread (fid, Inf, 'double'); fclose (fid);\n" ...
+%!                    "m = numel (v) / 2; x = v(1:m); y = v(m+1:end);\n" ...
+%!                    "printf ('%%s %%s\\n', num2hex (gdot (x, y, 'device', 'cpu')), " ...
+%!                    "num2hex (double (gdot (single (x), single (y), 'device', 'cpu'))));\n"], save_fn);
+%!   [st, out] = child_octave (code, "OMP_NUM_THREADS=1 ");
+%!   assert (st, 0, out);
+%!   here = sprintf ("%s %s", num2hex (gdot (x, y, "device", "cpu")),
+%!                   num2hex (double (gdot (single (x), single (y), "device", "cpu"))));
+%!   assert (strtrim (out), here);
+%! unwind_protect_cleanup
+%!   unlink (save_fn);
+%! end_unwind_protect
+%!test
 %! ## the default device gives the same values as the CPU engine on small inputs
 %! x = randn (100, 3);
 %! assert (gdot (x, x), gdot (x, x, "device", "cpu"));
