@@ -13,19 +13,23 @@
 
 #include "gpudot.h"
 
-/* Scalars per chunk of a long reduction, and so where a single run starts to use several
- * threads: OpenBLAS's dot goes parallel above 10000 scalars, and "auto" is held to within
- * 1.25x of it (issue 5, target 6).  With 2^16 (before) a run of 2^16 single scalars took
- * one thread, 18.1 us a call against dot's 12.6 on the 2-core CI machine; with 2^12,
- * 14.0 us (2^13: 13.6; the per-thread loop is bound by L2 there, ~7 scalars/ns, so wider
- * vectors do not help: AVX-512 clones measured no faster).  Chunks are summed in a fixed
- * order, so results never depend on the thread count. */
+/* Scalars per chunk of a long reduction: the unit in which runs are split over threads and
+ * summed, in a fixed order, so results never depend on the thread count or on which path
+ * below took a run. */
 #define CHUNK ((int64_t)1 << 12)
+/* Each thread of a parallel region gets at least this many scalars, so a run is split only
+ * from 2^15 and a team has one thread per 2^14 (16 threads from 2^18).  Why: OpenBLAS's dot
+ * goes parallel above 10000 scalars and "auto" is held to within 1.25x of it (issue 5,
+ * target 6).  With chunks of 2^16 as before, a run of 2^16 took one thread: on the H100
+ * machine's 16-core VM single 2^15-2^16 ran at 1.1-1.3x dot, and 0.65-0.75x split.  But
+ * a team of all 16 threads on 2^16 doubles (4096 a thread) once took 473 us a call
+ * (median; 79-3766 us) against 51 us for dot, in a `make bench` where dot's own threads
+ * were still spinning: a region waits for its slowest thread, so small teams for small
+ * work.  Runs of 2^14 split over 4 threads measured no faster than one thread. */
+#define PER_THREAD ((int64_t)1 << 14)
 /* Many short runs (one output each) take a parallel region only above this much work:
  * an omp construct costs ~1 us, a third of a small call. */
 #define SERIAL_WORK ((int64_t)1 << 16)
-/* A run is split over threads only above this many scalars (OpenBLAS: 10000). */
-#define PAR_RUN ((int64_t)1 << 13)
 /* Interrupts are polled after every this many scalars of work (about 10 ms on one core). */
 #define POLL_WORK ((int64_t)1 << 24)
 /* Independent partial sums per run: lets the compiler keep 8 additions in flight. */
@@ -276,6 +280,18 @@ static const void *offset(const void *p, int64_t elems, size_t es)
     return (const char *)p + (size_t)elems * es;
 }
 
+/* Threads for a parallel region over `work` scalars in `units` independent pieces: one per
+ * PER_THREAD scalars, at most one per piece and per core. */
+static int team(int64_t work, int64_t units)
+{
+    int64_t nt = work / PER_THREAD;
+    if (nt > units)
+        nt = units;
+    if (nt > omp_get_max_threads())
+        nt = omp_get_max_threads();
+    return nt < 1 ? 1 : (int)nt;
+}
+
 /* One whole run, chunk by chunk in the order the parallel path below merges them (so an
  * output's bits do not depend on which path computed it). */
 static acc_t run_chunked(const gpudot_dot_req *r, int m, const void *x, int64_t sx,
@@ -297,7 +313,7 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
     int64_t sx = r->kx > 1, sy = r->ky > 1;
     int64_t nchunks = r->nk > CHUNK ? (r->nk + CHUNK - 1) / CHUNK : 1;
 
-    if (nchunks == 1 || r->na >= omp_get_max_threads() || r->na * r->nk <= PAR_RUN) {
+    if (nchunks == 1 || r->na >= omp_get_max_threads() || r->na * r->nk < 2 * PER_THREAD) {
         /* Short runs, at least a run per thread, or too little work to split a run:
          * parallel over outputs (or serial), each run summed whole; polling every
          * POLL_WORK scalars. */
@@ -314,7 +330,7 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
                     store(r, m, a, &acc);
                 }
             } else {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(team((a1 - a0) * r->nk, a1 - a0))
                 for (int64_t a = a0; a < a1; a++) {
                     const void *x = offset(r->x, (r->ax > 1 ? a : 0) * r->kx, esx);
                     const void *y = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, esy);
@@ -339,10 +355,7 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
         const void *ya = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, esy);
         for (int64_t c0 = 0; c0 < nchunks; c0 += chunks_per_poll) {
             int64_t c1 = c0 + chunks_per_poll < nchunks ? c0 + chunks_per_poll : nchunks;
-            int nt = omp_get_max_threads(); /* no idle threads in a short run's team */
-            if (nt > c1 - c0)
-                nt = (int)(c1 - c0);
-#pragma omp parallel for schedule(static) num_threads(nt)
+#pragma omp parallel for schedule(static) num_threads(team((c1 - c0) * CHUNK, c1 - c0))
             for (int64_t c = c0; c < c1; c++) {
                 int64_t k0 = c * CHUNK, n = r->nk - k0 < CHUNK ? r->nk - k0 : CHUNK;
                 part[c] = run_dispatch(r, m, offset(xa, k0 * sx, esx), sx,

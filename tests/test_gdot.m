@@ -80,7 +80,7 @@
 %! ## split over threads (one or a few runs) or a thread takes the whole run (many runs),
 %! ## and whatever the thread count: the same bits for a column alone, among 3 or 40
 %! ## columns, and in a child with OMP_NUM_THREADS=1
-%! n = 3 * 4096 + 17;  X = single (randn (n, 40));  Y = single (randn (n, 40));
+%! n = 8 * 4096 + 17;  X = single (randn (n, 40));  Y = single (randn (n, 40));
 %! for acc = {"native", "double"}
 %!   r40 = gdot (X, Y, "accum", acc{1}, "device", "cpu");
 %!   r3 = gdot (X(:, 1:3), Y(:, 1:3), "accum", acc{1}, "device", "cpu");
