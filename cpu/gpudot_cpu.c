@@ -18,14 +18,14 @@
  * below took a run. */
 #define CHUNK ((int64_t)1 << 12)
 /* Each thread of a parallel region gets at least this many scalars, so a run is split only
- * from 2^15 and a team has one thread per 2^14 (16 threads from 2^18).  Why: OpenBLAS's dot
- * goes parallel above 10000 scalars and "auto" is held to within 1.25x of it (issue 5,
- * target 6).  With chunks of 2^16 as before, a run of 2^16 took one thread: on the H100
- * machine's 16-core VM single 2^15-2^16 ran at 1.1-1.3x dot, and 0.65-0.75x split.  But
- * a team of all 16 threads on 2^16 doubles (4096 a thread) once took 473 us a call
- * (median; 79-3766 us) against 51 us for dot, in a `make bench` where dot's own threads
- * were still spinning: a region waits for its slowest thread, so small teams for small
- * work.  Runs of 2^14 split over 4 threads measured no faster than one thread. */
+ * from 2^15 and a team has one thread per 2^14 (16 threads from 2^18).  Why: "auto" is held
+ * to within 1.25x of Octave's dot (issue 5, target 6).  With chunks of 2^16 as before, a run
+ * of 2^16 took one thread: on the H100 machine's 16-core VM single 2^15-2^16 ran at 1.1-1.3x
+ * dot, and at 0.65-0.8x split.  But a team of all 16 threads on 2^16 doubles (4096 each)
+ * once took 473 us a call (median; 79-3766 us) against dot's 51 in a `make bench`: a region
+ * waits for its slowest thread, and on that VM any one of 16 can stall; so small teams for
+ * small work (the same case then took 35 us).  Runs of 2^14 split over 4 threads measured
+ * no faster there than one thread. */
 #define PER_THREAD ((int64_t)1 << 14)
 /* Many short runs (one output each) take a parallel region only above this much work:
  * an omp construct costs ~1 us, a third of a small call. */
