@@ -280,9 +280,13 @@ static const void *offset(const void *p, int64_t elems, size_t es)
     return (const char *)p + (size_t)elems * es;
 }
 
-/* Threads for a parallel region over `work` scalars in `units` independent pieces: one per
- * PER_THREAD scalars, at most one per piece and per core. */
-static int team(int64_t work, int64_t units)
+/* Threads that work in a parallel region over `work` scalars in `units` independent pieces:
+ * one per PER_THREAD scalars, at most one per piece and per core.  The region itself always
+ * has the full team, the threads beyond these idle: libgomp ends the surplus threads of its
+ * pool whenever a team is smaller than the last one and creates them again for the next
+ * larger team, and calls alternating teams of 4 and 16 threads (this engine's, gnorm's, the
+ * staging ring's) took milliseconds where they took tens of us, on the H100 machine. */
+static int workers(int64_t work, int64_t units)
 {
     int64_t nt = work / PER_THREAD;
     if (nt > units)
@@ -290,6 +294,18 @@ static int team(int64_t work, int64_t units)
     if (nt > omp_get_max_threads())
         nt = omp_get_max_threads();
     return nt < 1 ? 1 : (int)nt;
+}
+
+/* This thread's share [*b, *e) of [lo, hi) when `want` of the team's threads work. */
+static int share(int want, int64_t lo, int64_t hi, int64_t *b, int64_t *e)
+{
+    int t = omp_get_thread_num(), w = omp_get_num_threads();
+    w = want < w ? want : w;
+    if (t >= w)
+        return 0;
+    *b = lo + (hi - lo) * t / w;
+    *e = lo + (hi - lo) * (t + 1) / w;
+    return 1;
 }
 
 /* One whole run, chunk by chunk in the order the parallel path below merges them (so an
@@ -330,12 +346,17 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
                     store(r, m, a, &acc);
                 }
             } else {
-#pragma omp parallel for schedule(static) num_threads(team((a1 - a0) * r->nk, a1 - a0))
-                for (int64_t a = a0; a < a1; a++) {
-                    const void *x = offset(r->x, (r->ax > 1 ? a : 0) * r->kx, esx);
-                    const void *y = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, esy);
-                    acc_t acc = run_chunked(r, m, x, sx, esx, y, sy, esy, r->nk);
-                    store(r, m, a, &acc);
+                int want = workers((a1 - a0) * r->nk, a1 - a0);
+#pragma omp parallel
+                {
+                    int64_t b, e;
+                    if (share(want, a0, a1, &b, &e))
+                        for (int64_t a = b; a < e; a++) {
+                            const void *x = offset(r->x, (r->ax > 1 ? a : 0) * r->kx, esx);
+                            const void *y = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, esy);
+                            acc_t acc = run_chunked(r, m, x, sx, esx, y, sy, esy, r->nk);
+                            store(r, m, a, &acc);
+                        }
                 }
             }
             if (poll && poll())
@@ -355,11 +376,16 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
         const void *ya = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, esy);
         for (int64_t c0 = 0; c0 < nchunks; c0 += chunks_per_poll) {
             int64_t c1 = c0 + chunks_per_poll < nchunks ? c0 + chunks_per_poll : nchunks;
-#pragma omp parallel for schedule(static) num_threads(team((c1 - c0) * CHUNK, c1 - c0))
-            for (int64_t c = c0; c < c1; c++) {
-                int64_t k0 = c * CHUNK, n = r->nk - k0 < CHUNK ? r->nk - k0 : CHUNK;
-                part[c] = run_dispatch(r, m, offset(xa, k0 * sx, esx), sx,
-                                       offset(ya, k0 * sy, esy), sy, n);
+            int want = workers((c1 - c0) * CHUNK, c1 - c0);
+#pragma omp parallel if (want > 1)
+            {
+                int64_t b, e;
+                if (share(want, c0, c1, &b, &e))
+                    for (int64_t c = b; c < e; c++) {
+                        int64_t k0 = c * CHUNK, n = r->nk - k0 < CHUNK ? r->nk - k0 : CHUNK;
+                        part[c] = run_dispatch(r, m, offset(xa, k0 * sx, esx), sx,
+                                               offset(ya, k0 * sy, esy), sy, n);
+                    }
             }
             if (poll && poll()) {
                 st = GPUDOT_INTERRUPTED;

@@ -551,11 +551,16 @@ void copy_jobs(const CopyJob *jobs, int njobs)
         part(0, total);
         return;
     }
-#pragma omp parallel num_threads(nt)
+    /* the full team, nt of its threads working: a smaller team makes libgomp end the
+     * surplus threads of its pool and create them again for the next full one (see
+     * cpu/gpudot_cpu.c, workers) */
+#pragma omp parallel
     {
         size_t t = (size_t)omp_get_thread_num(), n = (size_t)omp_get_num_threads();
-        part(total / n * t + (t < total % n ? t : total % n),
-             total / n * (t + 1) + (t + 1 < total % n ? t + 1 : total % n));
+        n = n < (size_t)nt ? n : (size_t)nt;
+        if (t < n)
+            part(total / n * t + (t < total % n ? t : total % n),
+                 total / n * (t + 1) + (t + 1 < total % n ? t + 1 : total % n));
     }
 }
 
