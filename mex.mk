@@ -56,7 +56,7 @@ endif
 $(OBJ):
 	mkdir -p $@
 
-$(OBJ)/%.o: $(SRC)/cpu/%.c $(SRC)/include/gpudot.h $(SRC)/include/gpudot_math.h | $(OBJ)
+$(OBJ)/%.o: $(SRC)/cpu/%.c $(SRC)/cpu/gpudot_fast_loop.h $(SRC)/include/gpudot.h $(SRC)/include/gpudot_math.h | $(OBJ)
 	$(CC) $(CFLAGS_ENGINE) -c $< -o $@
 
 $(OBJ)/gpudot_cuda.o: $(SRC)/cuda/gpudot_cuda.cu $(SRC)/cuda/reduce_kernels.cuh \

@@ -1,9 +1,9 @@
 /*
- * The CPU engine's contiguous dot loop (cpu/gpudot_cpu.c, fast_*) in isolation: lanes
+ * The CPU engine's contiguous dot loop (cpu/gpudot_fast_loop.h) in isolation: lanes
  * (independent sums) and instruction set, for single data summed in double (fd) and double
  * data (dd), n = 2^10 ... 2^16, 8 input sets in turn (1-4 MiB, so L2 rather than L1), best
  * of 200 rounds, in scalars per nanosecond.  Built with the engine's flags:
- *   gcc -O3 -std=gnu11 -ffp-contract=off bench/cpu_dot_loops.c -o cpu_dot_loops
+ *   gcc -O3 -std=gnu11 -ffp-contract=off -Icpu bench/cpu_dot_loops.c -o cpu_dot_loops
  * AVX-512 variants run only where the CPU has AVX-512F.
  */
 #include <stdint.h>
@@ -11,22 +11,14 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "gpudot_fast_loop.h"
+
+/* the engine's own loop (cpu/gpudot_fast_loop.h), one lane count and target per variant */
 #define DEF(NAME, T, A, L, TGT)                                                            \
-    __attribute__((target(TGT))) static double NAME(const void *xv, const void *yv,        \
-                                                    int64_t n)                             \
+    GPUDOT_FAST_LOOP(__attribute__((target(TGT))) static, NAME##_loop, T, A, L)            \
+    static double NAME(const void *x, const void *y, int64_t n)                            \
     {                                                                                      \
-        const T *x = xv, *y = yv;                                                          \
-        A s[L] = {0};                                                                      \
-        int64_t k = 0;                                                                     \
-        for (; k + L <= n; k += L)                                                         \
-            for (int l = 0; l < L; l++)                                                    \
-                s[l] += (A)x[k + l] * (A)y[k + l];                                         \
-        for (int l = 0; k < n; k++, l++)                                                   \
-            s[l] += (A)x[k] * (A)y[k];                                                     \
-        for (int w = L / 2; w > 0; w /= 2)                                                 \
-            for (int l = 0; l < w; l++)                                                    \
-                s[l] += s[l + w];                                                          \
-        return s[0];                                                                       \
+        return NAME##_loop(x, y, n);                                                       \
     }
 
 DEF(fd16_def, float, double, 16, "arch=x86-64")

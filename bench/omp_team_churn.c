@@ -1,5 +1,5 @@
 /*
- * Why every parallel region in gpudot has the full team (cpu/gpudot_cpu.c, workers): empty
+ * Why every parallel region in gpudot has the full team (include/gpudot.h, gpudot_workers): empty
  * OpenMP regions, 20000 of each pattern, with the team size constant and alternating
  * between the full team and half of it.  libgomp ends the surplus threads of its pool when
  * a team is smaller than the last and creates new ones for the next larger team; the span

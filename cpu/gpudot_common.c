@@ -2,6 +2,8 @@
 #include "gpudot.h"
 #include "gpudot_math.h"
 
+#include <omp.h>
+
 #define GPUDOT_ID_ENTRY(name, id, msg) id,
 #define GPUDOT_MSG_ENTRY(name, id, msg) msg,
 static const char *const status_ids[] = {GPUDOT_STATUS_LIST(GPUDOT_ID_ENTRY)};
@@ -106,3 +108,25 @@ void gpudot_stages(double *us, int n)
     }
 }
 #endif
+
+/* One per per_thread of work, at most one per unit and per thread of the team. */
+int gpudot_workers(int64_t work, int64_t per_thread, int64_t units)
+{
+    int64_t nt = work / per_thread;
+    if (nt > units)
+        nt = units;
+    if (nt > omp_get_max_threads())
+        nt = omp_get_max_threads();
+    return nt < 1 ? 1 : (int)nt;
+}
+
+int gpudot_share(int want, int64_t lo, int64_t hi, int64_t *b, int64_t *e)
+{
+    int t = omp_get_thread_num(), w = omp_get_num_threads();
+    w = want < w ? want : w;
+    if (t >= w)
+        return 0;
+    *b = lo + (hi - lo) * t / w;
+    *e = lo + (hi - lo) * (t + 1) / w;
+    return 1;
+}

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gpudot.h"
+#include "gpudot_fast_loop.h"
 
 /* Scalars per chunk of a long reduction: the unit in which runs are split over threads and
  * summed, in a fixed order, so results never depend on the thread count or on which path
@@ -199,26 +200,10 @@ DEFINE_RUN(d, double)
  * machine's Intel Xeon (the float-to-double conversions bound it), while the AMD EPYC
  * ran both at ~6.5-7 (bound by L2). */
 #define FAST_LANES 32
-#define DEFINE_FAST(NAME, T, A)                                                            \
-    __attribute__((target_clones("avx512f", "avx2", "default"))) static A fast_##NAME(    \
-        const T *x, const T *y, int64_t n)                                                 \
-    {                                                                                      \
-        A s[FAST_LANES] = {0};                                                             \
-        int64_t k = 0;                                                                     \
-        for (; k + FAST_LANES <= n; k += FAST_LANES)                                       \
-            for (int l = 0; l < FAST_LANES; l++)                                           \
-                s[l] += (A)x[k + l] * (A)y[k + l];                                         \
-        for (int l = 0; k < n; k++, l++)                                                   \
-            s[l] += (A)x[k] * (A)y[k];                                                     \
-        for (int w = FAST_LANES / 2; w > 0; w /= 2)                                        \
-            for (int l = 0; l < w; l++)                                                    \
-                s[l] += s[l + w];                                                          \
-        return s[0];                                                                       \
-    }
-
-DEFINE_FAST(ff, float, float)
-DEFINE_FAST(fd, float, double)
-DEFINE_FAST(dd, double, double)
+#define FAST_CLONES __attribute__((target_clones("avx512f", "avx2", "default"))) static
+GPUDOT_FAST_LOOP(FAST_CLONES, fast_ff, float, float, FAST_LANES)
+GPUDOT_FAST_LOOP(FAST_CLONES, fast_fd, float, double, FAST_LANES)
+GPUDOT_FAST_LOOP(FAST_CLONES, fast_dd, double, double, FAST_LANES)
 
 /* One specialised run per (type, mode, cx, cy): the switch passes literals so that the
  * always-inline bodies above lose their branches. */
@@ -280,34 +265,6 @@ static const void *offset(const void *p, int64_t elems, size_t es)
     return (const char *)p + (size_t)elems * es;
 }
 
-/* Threads that work in a parallel region over `work` scalars in `units` independent pieces:
- * one per PER_THREAD scalars, at most one per piece and per core.  The region itself always
- * has the full team, the threads beyond these idle: libgomp ends the surplus threads of its
- * pool whenever a team is smaller than the last one and creates them again for the next
- * larger team, and calls alternating teams of 4 and 16 threads (this engine's, gnorm's, the
- * staging ring's) took milliseconds where they took tens of us, on the H100 machine. */
-static int workers(int64_t work, int64_t units)
-{
-    int64_t nt = work / PER_THREAD;
-    if (nt > units)
-        nt = units;
-    if (nt > omp_get_max_threads())
-        nt = omp_get_max_threads();
-    return nt < 1 ? 1 : (int)nt;
-}
-
-/* This thread's share [*b, *e) of [lo, hi) when `want` of the team's threads work. */
-static int share(int want, int64_t lo, int64_t hi, int64_t *b, int64_t *e)
-{
-    int t = omp_get_thread_num(), w = omp_get_num_threads();
-    w = want < w ? want : w;
-    if (t >= w)
-        return 0;
-    *b = lo + (hi - lo) * t / w;
-    *e = lo + (hi - lo) * (t + 1) / w;
-    return 1;
-}
-
 /* One whole run, chunk by chunk in the order the parallel path below merges them (so an
  * output's bits do not depend on which path computed it). */
 static acc_t run_chunked(const gpudot_dot_req *r, int m, const void *x, int64_t sx,
@@ -346,11 +303,11 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
                     store(r, m, a, &acc);
                 }
             } else {
-                int want = workers((a1 - a0) * r->nk, a1 - a0);
+                int want = gpudot_workers((a1 - a0) * r->nk, PER_THREAD, a1 - a0);
 #pragma omp parallel
                 {
                     int64_t b, e;
-                    if (share(want, a0, a1, &b, &e))
+                    if (gpudot_share(want, a0, a1, &b, &e))
                         for (int64_t a = b; a < e; a++) {
                             const void *x = offset(r->x, (r->ax > 1 ? a : 0) * r->kx, esx);
                             const void *y = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, esy);
@@ -376,11 +333,11 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
         const void *ya = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, esy);
         for (int64_t c0 = 0; c0 < nchunks; c0 += chunks_per_poll) {
             int64_t c1 = c0 + chunks_per_poll < nchunks ? c0 + chunks_per_poll : nchunks;
-            int want = workers((c1 - c0) * CHUNK, c1 - c0);
+            int want = gpudot_workers((c1 - c0) * CHUNK, PER_THREAD, c1 - c0);
 #pragma omp parallel if (want > 1)
             {
                 int64_t b, e;
-                if (share(want, c0, c1, &b, &e))
+                if (gpudot_share(want, c0, c1, &b, &e))
                     for (int64_t c = b; c < e; c++) {
                         int64_t k0 = c * CHUNK, n = r->nk - k0 < CHUNK ? r->nk - k0 : CHUNK;
                         part[c] = run_dispatch(r, m, offset(xa, k0 * sx, esx), sx,

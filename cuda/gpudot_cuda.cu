@@ -528,9 +528,7 @@ void copy_jobs(const CopyJob *jobs, int njobs)
     size_t total = 0;
     for (int j = 0; j < njobs; j++)
         total += jobs[j].len * jobs[j].count;
-    int nt = (int)(total / kPackPerThread);
-    int most = omp_get_max_threads();
-    nt = nt < 1 ? 1 : nt > most ? most : nt;
+    int nt = gpudot_workers((int64_t)total, (int64_t)kPackPerThread, INT64_MAX);
     auto part = [&](size_t b0, size_t b1) {
         size_t base = 0;
         for (int j = 0; j < njobs && b0 < b1; j++) {
@@ -551,16 +549,11 @@ void copy_jobs(const CopyJob *jobs, int njobs)
         part(0, total);
         return;
     }
-    /* the full team, nt of its threads working: a smaller team makes libgomp end the
-     * surplus threads of its pool and create them again for the next full one (see
-     * cpu/gpudot_cpu.c, workers) */
 #pragma omp parallel
     {
-        size_t t = (size_t)omp_get_thread_num(), n = (size_t)omp_get_num_threads();
-        n = n < (size_t)nt ? n : (size_t)nt;
-        if (t < n)
-            part(total / n * t + (t < total % n ? t : total % n),
-                 total / n * (t + 1) + (t + 1 < total % n ? t + 1 : total % n));
+        int64_t b, e;
+        if (gpudot_share(nt, 0, (int64_t)total, &b, &e))
+            part((size_t)b, (size_t)e);
     }
 }
 
@@ -738,6 +731,42 @@ static gpudot_status one_launch(const gpudot_dot_req *r)
     return GPUDOT_SIZE_MISMATCH;
 }
 
+/* The mapped pinned area that small results are written to, allocated on first use; its
+ * last 64 bytes hold the done flag of a one-output kernel. */
+static gpudot_status mapped_area()
+{
+    if (!E.mapped) {
+        CK(cudaHostAlloc(&E.mapped, kMappedBytes, cudaHostAllocMapped), "cudaHostAlloc");
+        CK(cudaHostGetDevicePointer(&E.mapped_dev, E.mapped, 0), "cudaHostGetDevicePointer");
+    }
+    return GPUDOT_OK;
+}
+
+static volatile int *done_flag()
+{
+    return (volatile int *)((char *)E.mapped + kMappedBytes - 64);
+}
+
+static int *done_flag_dev()
+{
+    return (int *)((char *)E.mapped_dev + kMappedBytes - 64);
+}
+
+/* Waits for the done flag of the kernel just launched on E.stream.  Spinning on mapped
+ * memory answers a few us sooner than a stream sync.  A faulting kernel never raises the
+ * flag, so the spin asks the stream now and then and is bounded; the sync after it reports
+ * any fault.  gdot's small calls and __ping__ (their floor in the benchmark) share it. */
+static gpudot_status wait_done(const char *what)
+{
+    volatile int *flag = done_flag();
+    for (long spin = 0; spin < kSpinLimit && !*flag; spin++)
+        if ((spin & 4095) == 4095 && cudaStreamQuery(E.stream) != cudaErrorNotReady)
+            break;
+    if (!*flag)
+        CK(cudaStreamSynchronize(E.stream), what);
+    return GPUDOT_OK;
+}
+
 /* Some operand is resident on the device: host operands (small, typically a query) are
  * uploaded whole for this call, one launch, the result copied back.  No chunking: the
  * resident operand is already on the device, the host one must fit beside it. */
@@ -766,31 +795,23 @@ static gpudot_status dot_resident(const gpudot_dot_req *r)
         dy = E.y.p;
     }
     if (bo <= kMappedBytes - 64) {
-        if (!E.mapped) {
-            CK(cudaHostAlloc(&E.mapped, kMappedBytes, cudaHostAllocMapped), "cudaHostAlloc");
-            CK(cudaHostGetDevicePointer(&E.mapped_dev, E.mapped, 0), "cudaHostGetDevicePointer");
-        }
+        if ((st = mapped_area()))
+            return st;
         /* one output: the finishing thread raises a flag after its result (both in
-         * mapped memory); spinning on it answers a few us sooner than a stream sync.  The
-         * flag sits after the result area; a bounded spin falls back to the sync, which
-         * also reports any fault. */
-        volatile int *flag = (volatile int *)((char *)E.mapped + kMappedBytes - 64);
-        int *flag_dev = (int *)((char *)E.mapped_dev + kMappedBytes - 64);
+         * mapped memory); spinning on it answers a few us sooner than a stream sync */
         int single = r->nb * r->na == 1;
         if (single)
-            *flag = 0;
+            *done_flag() = 0;
         GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
-        if ((st = run_kernel(r, dx, dy, E.mapped_dev, 0, 1, single ? flag_dev : nullptr)))
+        if ((st = run_kernel(r, dx, dy, E.mapped_dev, 0, 1, single ? done_flag_dev() : nullptr)))
             return st;
         GPUDOT_MARK(GPUDOT_STAGE_DRAIN);
-        if (single) {
-            /* a faulting kernel never raises the flag: ask the stream now and then */
-            for (long spin = 0; spin < kSpinLimit && !*flag; spin++)
-                if ((spin & 4095) == 4095 && cudaStreamQuery(E.stream) != cudaErrorNotReady)
-                    break;
-        }
-        if (!single || !*flag)
-            CK(cudaStreamSynchronize(0), "kernel");
+        if (single)
+            st = wait_done("kernel");
+        else
+            CK(cudaStreamSynchronize(E.stream), "kernel");
+        if (st)
+            return st;
         GPUDOT_MARK(GPUDOT_STAGE_WAIT);
         memcpy(r->out, E.mapped, bo);
         return GPUDOT_OK;
@@ -1043,22 +1064,14 @@ gpudot_status gpudot_cuda_ping(void)
     gpudot_status st = probe();
     if (st != GPUDOT_OK)
         return st;
-    if (!E.mapped) {
-        CK(cudaHostAlloc(&E.mapped, kMappedBytes, cudaHostAllocMapped), "cudaHostAlloc");
-        CK(cudaHostGetDevicePointer(&E.mapped_dev, E.mapped, 0), "cudaHostGetDevicePointer");
-    }
-    volatile int *flag = (volatile int *)((char *)E.mapped + kMappedBytes - 64);
-    *flag = 0;
-    ping_kernel<<<1, 1>>>((int *)((char *)E.mapped_dev + kMappedBytes - 64));
+    if ((st = mapped_area()))
+        return st;
+    *done_flag() = 0;
+    ping_kernel<<<1, 1, 0, E.stream>>>(done_flag_dev());
     CK(cudaGetLastError(), "kernel launch");
-    /* the same wait as dot_resident's, stream queries included (without them this floor
-     * read 46 us a call in one H100 run whose resident gdot calls took 18-23 us) */
-    for (long spin = 0; spin < kSpinLimit && !*flag; spin++)
-        if ((spin & 4095) == 4095 && cudaStreamQuery(0) != cudaErrorNotReady)
-            break;
-    if (!*flag)
-        CK(cudaStreamSynchronize(0), "kernel");
-    return GPUDOT_OK;
+    /* dot_resident's own wait (an earlier copy without its stream queries read 46 us a
+     * call in one H100 run whose resident gdot calls took 18-23 us) */
+    return wait_done("kernel");
 }
 
 gpudot_status gpudot_cuda_malloc(void **d, size_t bytes)

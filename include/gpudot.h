@@ -122,6 +122,18 @@ gpudot_status gpudot_check_req(const gpudot_dot_req *r);
  * no sum of them can overflow or underflow. */
 typedef gpudot_status (*gpudot_pass_fn)(const gpudot_dot_req *r, gpudot_poll_fn poll);
 int gpudot_fast_variant(gpudot_dot_req *r);
+/* OpenMP work sharing, for both engines.  Every parallel region in gpudot has the full
+ * team, and only gpudot_workers(...) of its threads work: libgomp ends the surplus threads
+ * of its pool whenever a team is smaller than the last one and creates them again for the
+ * next larger team, and calls alternating teams of 4 and 16 threads (the CPU engine's,
+ * gnorm's, the staging ring's) took milliseconds where they took tens of us on the H100
+ * machine (bench/omp_team_churn.c).  gpudot_workers: threads that work on `work` (scalars
+ * or bytes) in `units` independent pieces, one per `per_thread`, at most one per piece and
+ * per thread of the team, at least 1.  gpudot_share, inside the region: this thread's
+ * share [*b, *e) of [lo, hi) when `want` threads work; 0 where it has none. */
+int gpudot_workers(int64_t work, int64_t per_thread, int64_t units);
+int gpudot_share(int want, int64_t lo, int64_t hi, int64_t *b, int64_t *e);
+
 gpudot_status gpudot_two_step(const gpudot_dot_req *r, gpudot_poll_fn poll, gpudot_pass_fn pass);
 
 /* ---- CPU engine (always built) ---- */
