@@ -51,6 +51,12 @@ void gpudot_cuda_set_staging_cap(size_t bytes)
     (void)bytes;
 }
 
+void gpudot_cuda_set_tile_from(size_t bytes, int blocks)
+{
+    (void)bytes;
+    (void)blocks;
+}
+
 gpudot_status gpudot_cuda_ladder(const gpudot_dot_req *r, int kernel, double *ms)
 {
     (void)r;

@@ -34,6 +34,8 @@ struct Engine {
     void *mapped_dev = nullptr;
     size_t tickets_n = 0;
     size_t staging_cap = 0;
+    size_t tile_from = 0; /* test hooks: tile order from this many bytes a run (0: kTileFromBytes), */
+    int blocks_cap = 0;   /* at most this many blocks a launch plans for (0: target_blocks) */
     cudaStream_t stream = 0; /* where kernels launch: 0, or the ring's compute stream */
     int fault = GPUDOT_FAULT_NONE; /* test hook: gpudot_cuda_inject */
     int lost = 0;                  /* a sticky error: the context is unusable */
@@ -321,7 +323,7 @@ void launch_any(const Launch &L, const Args &p, const gpudot_dot_req *r)
 Launch plan_launch(Args &p)
 {
     Launch L;
-    int64_t tb = E.target_blocks;
+    int64_t tb = E.blocks_cap && E.blocks_cap < E.target_blocks ? E.blocks_cap : E.target_blocks;
     if (p.nb == 1) {
         if (p.nk >= kSplitMinRun && p.na < tb / 2) {
             int64_t s = (tb + p.na - 1) / p.na;
@@ -363,6 +365,22 @@ __global__ void fault_kernel(int trap)
         __trap();
 }
 
+/* Tile order for long runs (reduce_kernels.cuh, run_sum): from runs of kTileFromBytes per
+ * operand, each block reads its own stretch of kTileIters * 16 KiB of every window (4
+ * 16-byte loads per thread and operand, 256 threads; norms load 8, twice the stretch)
+ * instead of all blocks interleaving 4 KiB pieces.  Measured on the H100 (device tool, 2026-11-22 21:00 UTC, kernel_bench 30
+ * 24, five alternating rounds of four builds; bench/results/h100-kernel-tiles-ab-*.txt),
+ * cuBLAS dot time / gdot time, median over rounds:
+ *   double data, 2^27-2^30: grid-stride 0.992-0.995, 64 KiB tiles 1.001-1.002, 256 KiB
+ *   0.998-1.002, 16 KiB 1.003-1.012;
+ *   single data ("double" mode), 2^28-2^30: grid-stride 0.998-1.000, 64 KiB 0.999,
+ *   256 KiB 1.001-1.004, 16 KiB 0.951-0.965.
+ * Below a GiB the grid-stride order is as fast or faster (single 2^24: 1.057 against
+ * 1.044 with 256 KiB tiles; double 2^24 1.032 against 1.020 with 64 KiB). */
+constexpr size_t kTileFromBytes = (size_t)1 << 30;
+constexpr int kTileItersF32 = 16; /* 256 KiB a block */
+constexpr int kTileItersF64 = 4;  /* 64 KiB a block */
+
 /* Grid x of the kernels is at most 2^31 - 1; one chunk must stay below. */
 constexpr int64_t kMaxGridX = ((int64_t)1 << 31) - 1;
 
@@ -390,6 +408,8 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     while (p.lanes < 32 && 2 * p.lanes < vecs)
         p.lanes *= 2;
     Launch L = plan_launch(p);
+    if (L.kind == 0 && (size_t)sub->nk * es >= (E.tile_from ? E.tile_from : kTileFromBytes))
+        p.tiles = sub->type == GPUDOT_F32 ? kTileItersF32 : kTileItersF64;
     size_t nparts = L.kind == 0 ? (size_t)L.grid.x
                   : L.kind == 2 && p.splits > 1 ? (size_t)L.grid.x * L.grid.y * kThreads : 0;
     size_t ntickets = L.kind == 0 ? (size_t)p.na : L.kind == 2 ? (size_t)L.grid.x : 0;
@@ -438,8 +458,21 @@ size_t esize(gpudot_type t, int cplx)
  * more than the copy itself, so the ring packs instead.  The buffers are allocated once and
  * reused (grow-only), freed by gpudot_cuda_release. */
 constexpr int kSlots = 3;
+/* Slot size (x and y of one chunk together): half the operands, at least kSlotMin, at
+ * most kSlotMid up to kSlotMidUpTo bytes of operands and kSlotMax beyond.  A chunk costs
+ * more than its bytes on the H100 machine (a pack region, copy, event and launch calls:
+ * ~16 us of calls a chunk in bench/stages.m), so fewer, larger chunks win until the first
+ * pack and the last copy, which overlap nothing, dominate.  bench/ring_bench.cu (the
+ * engine without Octave; time over the pinned-transfer floor, median of three rounds;
+ * results/h100-ring-ab-*.txt):
+ * with an eighth of the operands within [2, 32] MiB (before): single 2^22 1.81-1.98x,
+ * 2^24 1.20-1.25x, double 2^22 1.48-1.55x, 2^24 1.16x; with 8 MiB slots: 1.47x, 1.10x,
+ * 1.25x, 1.15x; 16 MiB: 1.68x, 1.14x, 1.37x, 1.02x; 4 MiB: 1.63x, 1.47x, 1.79x, 1.48x.
+ * 4 slots instead of 3: no consistent gain (single 2^22 1.75x, 2^26 1.14x against 1.07x). */
 constexpr size_t kSlotMin = (size_t)2 << 20;
-constexpr size_t kSlotMax = (size_t)32 << 20;
+constexpr size_t kSlotMid = (size_t)8 << 20;
+constexpr size_t kSlotMidUpTo = (size_t)128 << 20;
+constexpr size_t kSlotMax = (size_t)16 << 20;
 /* Packing runs in parallel above this many bytes, each thread taking >= kPackPerThread. */
 /* (1 MiB a thread packed ~7 GB/s in all for a 2 MiB chunk on the H100 machine: one
  * thread's memcpy speed; 128 KiB puts all 16 threads on a 2 MiB chunk) */
@@ -713,6 +746,12 @@ void gpudot_cuda_set_staging_cap(size_t bytes)
     E.staging_cap = bytes;
 }
 
+void gpudot_cuda_set_tile_from(size_t bytes, int blocks)
+{
+    E.tile_from = bytes;
+    E.blocks_cap = blocks;
+}
+
 /* Validates a request and makes sure a device is there. */
 static gpudot_status begin(const gpudot_dot_req *r)
 {
@@ -842,11 +881,11 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     size_t out_all = (size_t)(r->nb * r->na) * eso;
     size_t bx_all = (size_t)(r->bx * r->kx * r->ax) * esx, by_all = (size_t)(r->by * r->ky * r->ay) * esy;
 
-    /* Slot size: about an eighth of the operands, so that packing, copying and reducing
-     * overlap from the second chunk on, within [kSlotMin, kSlotMax]; the test cap forces
-     * small chunks. */
-    size_t want = (bx_all + by_all) / 8;
-    want = want < kSlotMin ? kSlotMin : want > kSlotMax ? kSlotMax : want;
+    /* Slot size (see kSlotMid): packing, copying and reducing overlap from the second
+     * chunk on; the test cap forces small chunks. */
+    size_t want = (bx_all + by_all) / 2;
+    size_t most = bx_all + by_all > kSlotMidUpTo ? kSlotMax : kSlotMid;
+    want = want < kSlotMin ? kSlotMin : want > most ? most : want;
     want = (want + (1 << 20) - 1) & ~(size_t)((1 << 20) - 1);
     GPUDOT_MARK(GPUDOT_STAGE_ENGINE_ENTRY);
     if ((st = ring_need(want)))

@@ -124,6 +124,7 @@ struct Args {
     volatile int *done; /* single-output launches into mapped memory: set after the result */
     int splits;       /* blocks sharing one output group */
     int lanes;        /* warp columns: lanes per output, a power of two <= 32 */
+    int tiles;        /* split columns: 0 grid-stride order, else tile order (run_sum) */
 };
 
 /* ---- generic handling of an Op's accumulator (all fields of type Op::A) ---- */
@@ -410,7 +411,8 @@ template <class Op>
 __device__ __forceinline__ void run_sum(const Op &op, typename Op::Acc &acc,
                                         const typename Op::T *x, int64_t sx,
                                         const typename Op::T *y, int64_t sy, int64_t k0,
-                                        int64_t k1, int t, int nt)
+                                        int64_t k1, int t, int nt, int g = 0,
+                                        int tv = 0)
 {
     using T = typename Op::T;
     constexpr bool CX = Op::CX, CY = Op::CY, UN = Op::UNARY;
@@ -428,6 +430,34 @@ __device__ __forceinline__ void run_sum(const Op &op, typename Op::Acc &acc,
             (UN || ((uintptr_t)ys % 16) == 0)) {
             const V *xv = (const V *)xs, *yv = (const V *)ys;
             int64_t nv = n / EV, v = t;
+            if (tv > 0) {
+                /* tile order: in each window of tv * U * nt vectors, the g threads of a
+                 * group (a block) read one contiguous stretch of tv * U * g vectors, U at
+                 * a time; the rest of the run in the grid-stride order below */
+                int64_t win = (int64_t)tv * U * nt;
+                int64_t first = (int64_t)(t / g) * tv * U * g + t % g;
+                int64_t v0 = 0;
+                for (; v0 + win <= nv; v0 += win) {
+                    for (int it = 0; it < tv; it++) {
+                        V a[U], b[U];
+                        int64_t vb = v0 + first + (int64_t)it * U * g;
+#pragma unroll
+                        for (int u = 0; u < U; u++) {
+                            a[u] = __ldg(xv + vb + u * g);
+                            if (!UN)
+                                b[u] = __ldg(yv + vb + u * g);
+                        }
+#pragma unroll
+                        for (int u = 0; u < U; u++)
+#pragma unroll
+                            for (int j = 0; j < EV; j++)
+                                op.add(acc, vget<T>(a[u], j * ex), CX ? vget<T>(a[u], j * ex + 1) : T(0),
+                                       UN ? T(0) : vget<T>(b[u], j * ey),
+                                       (CY && !UN) ? vget<T>(b[u], j * ey + 1) : T(0));
+                    }
+                }
+                v = v0 + t;
+            }
             for (; v + (U - 1) * (int64_t)nt < nv; v += U * (int64_t)nt) {
                 V a[U], b[U];
 #pragma unroll
@@ -508,9 +538,11 @@ template <class Op> __global__ void __launch_bounds__(kThreads) columns_split(Ar
      * kThreads), so that all loads in flight fall in one window of a few MB.  Contiguous
      * slices per block (the first version) spread them over the whole run: at 2^30 single
      * (8 GB in two operands) that reached 91% of the read ceiling against 99% at 2^28, the
-     * pattern of TLB misses. */
+     * pattern of TLB misses.  Runs of a GiB and more take the tile order (p.tiles; see
+     * kTileFromBytes in gpudot_cuda.cu): the same windows, each block reading one stretch
+     * of it. */
     run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, 0, p.nk, b * kThreads + threadIdx.x,
-            p.splits * kThreads);
+            p.splits * kThreads, kThreads, p.tiles);
     acc = block_reduce(op, acc);
     if (p.splits == 1) {
         if (threadIdx.x == 0)
@@ -558,8 +590,9 @@ template <class Op> __global__ void __launch_bounds__(kThreads) columns_split(Ar
 /*
  * Column mode, short runs or many outputs (nb == 1): groups of `lanes` lanes per output
  * (32 / lanes outputs per warp at a time, so that runs shorter than a warp's loads do not
- * leave lanes idle: 64 x 2^21 single went from 78% to XX% of the read ceiling), grid-stride
- * over outputs; no workspace, no second pass.
+ * leave lanes idle: 64 x 2^21 single was at 78% of the read ceiling with whole warps, 91.0%
+ * in the H100 run of BENCHMARKS.md), grid-stride over outputs; no workspace, no second
+ * pass.
  */
 template <class Op> __global__ void __launch_bounds__(kThreads) columns_warp(Args p, Op op)
 {

@@ -186,6 +186,11 @@ enum { GPUDOT_FAULT_NONE = 0, GPUDOT_FAULT_LAUNCH, GPUDOT_FAULT_TRAP, GPUDOT_FAU
 gpudot_status gpudot_cuda_inject(int fault);
 /* Cap on the device staging memory (bytes, 0 = none): lets tests force the chunked path. */
 void gpudot_cuda_set_staging_cap(size_t bytes);
+/* Test hook: runs of at least `bytes` per operand take the tile order (0: the default
+ * threshold, kTileFromBytes in gpudot_cuda.cu), and launches plan for at most `blocks`
+ * blocks (0: enough to fill the device), so that tests reach whole tile windows with
+ * small data. */
+void gpudot_cuda_set_tile_from(size_t bytes, int blocks);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,8 @@
  *   x = __gpudot__ ("garray_gather", id)
  *   __gpudot__ ("release")                              free staging buffers
  *   __gpudot__ ("staging_cap", bytes)                   test hook: force chunking
+ *   __gpudot__ ("tile_from", bytes[, blocks])           test hook: tile order from bytes,
+ *                                                       launches of at most blocks
  *   __gpudot__ ("__fault__", what)                      test hook: launch | trap | alloc
  */
 #include <math.h>
@@ -164,6 +166,15 @@ static void update_lock(void)
         mexCallMATLAB(0, NULL, 1, &op, "__gpudot__");
         mxDestroyArray(op);
     }
+}
+
+/* The byte count of a test hook's call __gpudot__ (op, bytes). */
+static size_t bytes_arg(const char *op, int nrhs, const mxArray *prhs[])
+{
+    if (nrhs != 2 || !mxIsNumeric(prhs[1]) || mxGetNumberOfElements(prhs[1]) != 1 ||
+        !(mxGetScalar(prhs[1]) >= 0))
+        gd_error("gpudot:badOption", "__gpudot__: %s needs bytes >= 0", op);
+    return (size_t)mxGetScalar(prhs[1]);
 }
 
 static int poll_interrupt(void)
@@ -1158,10 +1169,13 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         gpudot_cuda_release();
         update_lock();
     } else if (!strcmp(op, "staging_cap")) {
-        if (nrhs != 2 || !mxIsNumeric(prhs[1]) || mxGetNumberOfElements(prhs[1]) != 1 ||
-            mxGetScalar(prhs[1]) < 0)
-            gd_error("gpudot:badOption", "__gpudot__: staging_cap needs bytes >= 0");
-        gpudot_cuda_set_staging_cap((size_t)mxGetScalar(prhs[1]));
+        gpudot_cuda_set_staging_cap(bytes_arg(op, nrhs, prhs));
+    } else if (!strcmp(op, "tile_from")) {
+        if (nrhs > 3)
+            gd_error("gpudot:badOption", "__gpudot__: tile_from takes bytes and blocks");
+        size_t b = bytes_arg(op, nrhs < 3 ? nrhs : 2, prhs);
+        size_t blocks = nrhs == 3 ? bytes_arg(op, 2, prhs + 1) : 0;
+        gpudot_cuda_set_tile_from(b, blocks > INT32_MAX ? INT32_MAX : (int)blocks);
     } else {
         gd_error("gpudot:badOption", "__gpudot__: unknown op \"%s\"", op);
     }

@@ -170,6 +170,46 @@
 %!   __gpudot__ ("release");
 %! end_unwind_protect
 %!testif ; gpudot_gpu_available ()
+%! ## tile order (runs of >= 1 GiB per operand; here from 64 KiB, with launches of at most
+%! ## 8 blocks so that small runs hold whole windows: 2^19 single or 2^16 double elements
+%! ## for dot): whole windows, then the rest in grid-stride order, for resident and host
+%! ## data, single and double, real and complex, dot, 2-norm and cosine, with partial
+%! ## windows and tails; against the CPU engine and the grid-stride order, bitwise repeatable
+%! unwind_protect
+%!   __gpudot__ ("tile_from", 65536, 8);
+%!   for n = [2^20 + 3, 3 * 2^19 + 17, 2^21 + 4097]
+%!     for cls = {"single", "double"}
+%!       x = cast (randn (n, 1), cls{1});  y = cast (randn (n, 1), cls{1});
+%!       z = complex (x, y);  w = complex (y, x + 1);
+%!       gx = garray (x);  gy = garray (y);  gz = garray (z);  gw = garray (w);
+%!       ref = gdot (double (x), double (y), "accum", "compensated", "device", "cpu");
+%!       refz = gdot (double (z), double (w), "accum", "compensated", "device", "cpu");
+%!       refn = gnorm (double (x), "accum", "compensated", "device", "cpu");
+%!       refc = gcosine (double (x), double (y), "accum", "compensated", "device", "cpu");
+%!       tol = ifelse (strcmp (cls{1}, "single"), 1e-6, 1e-12);
+%!       scale = norm (double (x)) * norm (double (y));
+%!       for acc = {"double", "compensated"}
+%!         t = gdot (gx, gy, "accum", acc{1});
+%!         assert (abs (double (t) - ref) <= tol * scale);
+%!         assert (isequal (typecast (gdot (gx, gy, "accum", acc{1}), "uint8"), typecast (t, "uint8")));
+%!         assert (abs (double (gdot (x, y, "accum", acc{1}, "device", "gpu")) - ref) <= tol * scale);
+%!         assert (abs (double (gdot (gz, gw, "accum", acc{1})) - refz) <= tol * 4 * scale);
+%!         assert (double (gnorm (gx, "accum", acc{1})), refn, -tol);
+%!         assert (double (gcosine (gx, gy, "accum", acc{1})), refc, tol);
+%!       endfor
+%!       __gpudot__ ("tile_from", 0);    # the grid-stride order on the same data
+%!       assert (abs (double (gdot (gx, gy)) - ref) <= tol * scale);
+%!       __gpudot__ ("tile_from", 65536, 8);
+%!       clear gx gy gz gw
+%!     endfor
+%!   endfor
+%!   ## 3 long runs: the blocks of each output stay within their own run
+%!   X = randn (2^20 + 5, 3);  Y = randn (2^20 + 5, 3);
+%!   assert (gdot (garray (X), garray (Y)), gdot (X, Y, "accum", "compensated", "device", "cpu"), -1e-12);
+%! unwind_protect_cleanup
+%!   __gpudot__ ("tile_from", 0);
+%! end_unwind_protect
+%!testif ; gpudot_gpu_available ()
 %! ## out of memory: a slice that cannot fit raises gpudot:outOfMemory, the next call works
 %! unwind_protect
 %!   __gpudot__ ("release");

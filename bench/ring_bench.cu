@@ -1,0 +1,97 @@
+/*
+ * The CUDA engine on host data (the staging ring: pack, copy, reduce) without Octave:
+ * gdot's engine call on pageable host vectors, against the pinned-transfer floor (bytes
+ * over a pinned host-to-device copy measured in the same run), and the 16-thread pack
+ * alone.  Isolates the ring from the MEX call and Octave (issue 5, target 6).
+ *   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -Iinclude bench/ring_bench.cu \
+ *        <build>/obj/gpudot_*.o -lcublas -o ring_bench && ./ring_bench [slot_cap_MiB]
+ * Median of 15 calls; input sets rotated so the last-level cache holds none of the data.
+ */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <omp.h>
+
+#include "gpudot.h"
+
+
+static double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+int main(int argc, char **argv)
+{
+    /* optional: a cap on the slot (MiB, x and y together) through the engine's test hook,
+     * to compare chunk sizes in one build */
+    size_t cap = argc > 1 ? (size_t)atoi(argv[1]) << 20 : 0;
+    gpudot_cuda_set_staging_cap(cap);
+    const size_t pool = (size_t)1 << 30; /* per operand: 1 GiB of pageable data */
+    char *px = (char *)malloc(pool), *py = (char *)malloc(pool);
+    if (!px || !py)
+        return 1;
+#pragma omp parallel for
+    for (size_t i = 0; i < pool / 4; i++) {
+        unsigned h = (unsigned)(i * 2654435761u);
+        h ^= h >> 13, h *= 0x5bd1e995u, h ^= h >> 15;
+        ((float *)px)[i] = (float)(h & 0xffff) / 65536.0f - 0.5f;
+        ((float *)py)[i] = (float)((h >> 16) & 0xffff) / 65536.0f - 0.5f;
+    }
+    /* the floor's rate: one 256 MiB pinned copy, median of 5 */
+    size_t fb = (size_t)256 << 20;
+    void *hp, *dp;
+    if (cudaHostAlloc(&hp, fb, cudaHostAllocDefault) != cudaSuccess || cudaMalloc(&dp, fb) != cudaSuccess)
+        return 1;
+    memset(hp, 1, fb);
+    std::vector<double> rv;
+    for (int r = 0; r < 6; r++) {
+        double t0 = omp_get_wtime();
+        cudaMemcpy(dp, hp, fb, cudaMemcpyHostToDevice);
+        if (r)
+            rv.push_back(fb / (omp_get_wtime() - t0));
+    }
+    double rate = median(rv);
+    cudaFreeHost(hp);
+    cudaFree(dp);
+    printf("# pinned host->device %.1f GB/s; gdot (\"double\") on pageable host data; slot cap %zu MiB\n",
+           rate / 1e9, cap >> 20);
+    printf("%-7s %5s %10s %10s %7s\n", "class", "log2n", "us", "floor_us", "ratio");
+    for (int dbl = 0; dbl < 2; dbl++) {
+        for (int e = 20; e <= 26; e++) {
+            int64_t n = (int64_t)1 << e;
+            size_t bytes = (size_t)n * (dbl ? 8 : 4);
+            int sets = (int)std::min<size_t>(pool / bytes, 16);
+            std::vector<double> t;
+            double out;
+            for (int r = 0; r < 17; r++) {
+                gpudot_dot_req q;
+                memset(&q, 0, sizeof q);
+                q.op = GPUDOT_OP_DOT;
+                q.type = dbl ? GPUDOT_F64 : GPUDOT_F32;
+                q.x = px + (r % sets) * bytes;
+                q.y = py + (r % sets) * bytes;
+                q.nb = 1, q.nk = n, q.na = 1;
+                q.bx = 1, q.kx = n, q.ax = 1;
+                q.by = 1, q.ky = n, q.ay = 1;
+                q.accum = GPUDOT_ACC_DOUBLE;
+                q.out = &out;
+                double t0 = omp_get_wtime();
+                if (gpudot_cuda_dot(&q, NULL) != GPUDOT_OK) {
+                    fprintf(stderr, "gpudot: %s\n", gpudot_cuda_last_error());
+                    return 1;
+                }
+                if (r >= 2) /* the first calls size the ring */
+                    t.push_back(omp_get_wtime() - t0);
+            }
+            double us = median(t) * 1e6, floor_us = 2.0 * bytes / rate * 1e6;
+            printf("%-7s %5d %10.1f %10.1f %7.2f\n", dbl ? "double" : "single", e, us, floor_us,
+                   us / floor_us);
+        }
+    }
+    return 0;
+}
