@@ -368,18 +368,20 @@ __global__ void fault_kernel(int trap)
 /* Tile order for long runs (reduce_kernels.cuh, run_sum): from runs of kTileFromBytes per
  * operand, each block reads its own stretch of kTileIters * 16 KiB of every window (4
  * 16-byte loads per thread and operand, 256 threads; norms load 8, twice the stretch)
- * instead of all blocks interleaving 4 KiB pieces.  Measured on the H100 (device tool, 2026-11-22 21:00 UTC, kernel_bench 30
- * 24, five alternating rounds of four builds; bench/results/h100-kernel-tiles-ab-*.txt),
- * cuBLAS dot time / gdot time, median over rounds:
- *   double data, 2^27-2^30: grid-stride 0.992-0.995, 64 KiB tiles 1.001-1.002, 256 KiB
- *   0.998-1.002, 16 KiB 1.003-1.012;
- *   single data ("double" mode), 2^28-2^30: grid-stride 0.998-1.000, 64 KiB 0.999,
- *   256 KiB 1.001-1.004, 16 KiB 0.951-0.965.
+ * instead of all blocks interleaving 4 KiB pieces.  Measured on the H100 (device tool,
+ * 2026-11-22 20:55-20:59 UTC, kernel_bench 30 24, five alternating rounds of four builds;
+ * bench/results/h100-kernel-tiles-ab-*.txt), cuBLAS dot time / gdot time, median over
+ * rounds, 2^27-2^30 ("double" mode):
+ *   double data: grid-stride 0.992-0.995, 16 KiB tiles 1.003-1.012, 64 KiB 1.001-1.002,
+ *   256 KiB 0.998-1.002 (gnorm, 32 KiB: 0.997-0.999 of the read ceiling at 2^29-2^30,
+ *   grid-stride 0.993-0.995);
+ *   single data (2^28-2^30): grid-stride 0.998-1.000, 16 KiB 0.951-0.965, 64 KiB 0.999,
+ *   256 KiB 1.001-1.004.
  * Below a GiB the grid-stride order is as fast or faster (single 2^24: 1.057 against
  * 1.044 with 256 KiB tiles; double 2^24 1.032 against 1.020 with 64 KiB). */
 constexpr size_t kTileFromBytes = (size_t)1 << 30;
 constexpr int kTileItersF32 = 16; /* 256 KiB a block */
-constexpr int kTileItersF64 = 4;  /* 64 KiB a block */
+constexpr int kTileItersF64 = 1;  /* 16 KiB a block */
 
 /* Grid x of the kernels is at most 2^31 - 1; one chunk must stay below. */
 constexpr int64_t kMaxGridX = ((int64_t)1 << 31) - 1;

@@ -171,7 +171,7 @@
 %! end_unwind_protect
 %!testif ; gpudot_gpu_available ()
 %! ## tile order (runs of >= 1 GiB per operand; here from 64 KiB, with launches of at most
-%! ## 8 blocks so that small runs hold whole windows: 2^19 single or 2^16 double elements
+%! ## 8 blocks so that small runs hold whole windows: 2^19 single or 2^14 double elements
 %! ## for dot): whole windows, then the rest in grid-stride order, for resident and host
 %! ## data, single and double, real and complex, dot, 2-norm and cosine, with partial
 %! ## windows and tails; against the CPU engine and the grid-stride order, bitwise repeatable
