@@ -382,8 +382,9 @@ __global__ void fault_kernel(int trap)
 constexpr size_t kTileFromBytes = (size_t)1 << 30;
 constexpr int kTileItersF32 = 16; /* 256 KiB a block */
 constexpr int kTileItersF64 = 1;  /* 16 KiB a block */
-/* run_sum compiles the tile loop for these two values only */
-static_assert(kTileItersF32 == 16 && kTileItersF64 == 1, "run_sum's tile loop: TV 1 or 16");
+/* run_sum compiles the tile loop with these values as constants (16 for 4-byte scalars,
+ * 1 for 8-byte ones); p.tiles only turns it on */
+static_assert(kTileItersF32 == 16 && kTileItersF64 == 1, "run_sum's tile loop: TV 16 / 1");
 
 /* Grid x of the kernels is at most 2^31 - 1; one chunk must stay below. */
 constexpr int64_t kMaxGridX = ((int64_t)1 << 31) - 1;

@@ -435,7 +435,7 @@ __device__ __forceinline__ void run_sum(const Op &op, typename Op::Acc &acc,
                 /* tile order: in each window of TV * U * nt vectors, the g threads of a
                  * group (a block) read one contiguous stretch of TV * U * g vectors, U at
                  * a time; the rest of the run in the grid-stride order below.  TV is a
-                 * compile-time constant in each branch: with tv read at run time, the
+                 * compile-time constant (tv > 0 only turns it on): with tv read at run time, the
                  * H100 bench read double 2^27-2^30 at 0.995-1.000x cuBLAS where the same
                  * order compiled with a constant read 1.003-1.013x in A/B rounds. */
                 auto windows = [&](auto tvc) {
@@ -465,9 +465,14 @@ __device__ __forceinline__ void run_sum(const Op &op, typename Op::Acc &acc,
                     }
                     return v0;
                 };
-                /* the tile sizes gpudot_cuda.cu uses (kTileIters*) */
-                v = t + (tv == 1 ? windows(std::integral_constant<int, 1>{})
-                                 : windows(std::integral_constant<int, 16>{}));
+                /* the tile size gpudot_cuda.cu uses for this element type (kTileIters*),
+                 * the only one compiled: with both compiled into every kernel, single
+                 * "native" read 0.980-0.984x cuBLAS at 2^28-2^30 against 0.999-1.000x
+                 * in grid-stride order (H100, three rounds) */
+                if constexpr (sizeof(T) == 4)
+                    v = t + windows(std::integral_constant<int, 16>{});
+                else
+                    v = t + windows(std::integral_constant<int, 1>{});
             }
             for (; v + (U - 1) * (int64_t)nt < nv; v += U * (int64_t)nt) {
                 V a[U], b[U];
