@@ -435,9 +435,9 @@ __device__ __forceinline__ void run_sum(const Op &op, typename Op::Acc &acc,
                 /* tile order: in each window of TV * U * nt vectors, the g threads of a
                  * group (a block) read one contiguous stretch of TV * U * g vectors, U at
                  * a time; the rest of the run in the grid-stride order below.  TV is a
-                 * compile-time constant (tv > 0 only turns it on): with tv read at run time, the
-                 * H100 bench read double 2^27-2^30 at 0.995-1.000x cuBLAS where the same
-                 * order compiled with a constant read 1.003-1.013x in A/B rounds. */
+                 * compile-time constant (tv > 0 only turns it on): with tv read at run
+                 * time, the H100 bench read double 2^27-2^30 at 0.995-1.000x cuBLAS where
+                 * the same order compiled with a constant read 1.003-1.013x in A/B rounds. */
                 auto windows = [&](auto tvc) {
                     constexpr int TV = decltype(tvc)::value;
                     int64_t win = (int64_t)TV * U * nt;
