@@ -168,13 +168,13 @@ static void update_lock(void)
     }
 }
 
-/* The byte count of a test hook's call __gpudot__ (op, bytes). */
-static size_t bytes_arg(const char *op, int nrhs, const mxArray *prhs[])
+/* A count argument (bytes, blocks) of a test hook `op`: a numeric scalar >= 0; NULL where
+ * the call has none. */
+static size_t count_arg(const char *op, const mxArray *a)
 {
-    if (nrhs != 2 || !mxIsNumeric(prhs[1]) || mxGetNumberOfElements(prhs[1]) != 1 ||
-        !(mxGetScalar(prhs[1]) >= 0))
+    if (!a || !mxIsNumeric(a) || mxGetNumberOfElements(a) != 1 || !(mxGetScalar(a) >= 0))
         gd_error("gpudot:badOption", "__gpudot__: %s needs bytes >= 0", op);
-    return (size_t)mxGetScalar(prhs[1]);
+    return (size_t)mxGetScalar(a);
 }
 
 static int poll_interrupt(void)
@@ -1169,13 +1169,13 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         gpudot_cuda_release();
         update_lock();
     } else if (!strcmp(op, "staging_cap")) {
-        gpudot_cuda_set_staging_cap(bytes_arg(op, nrhs, prhs));
+        gpudot_cuda_set_staging_cap(count_arg(op, nrhs == 2 ? prhs[1] : NULL));
     } else if (!strcmp(op, "tile_from")) {
         if (nrhs > 3)
             gd_error("gpudot:badOption", "__gpudot__: tile_from takes bytes and blocks");
-        size_t b = bytes_arg(op, nrhs < 3 ? nrhs : 2, prhs);
-        size_t blocks = nrhs == 3 ? bytes_arg(op, 2, prhs + 1) : 0;
-        gpudot_cuda_set_tile_from(b, blocks > INT32_MAX ? INT32_MAX : (int)blocks);
+        size_t bytes = count_arg(op, nrhs >= 2 ? prhs[1] : NULL);
+        size_t blocks = nrhs == 3 ? count_arg(op, prhs[2]) : 0;
+        gpudot_cuda_set_tile_from(bytes, blocks > INT32_MAX ? INT32_MAX : (int)blocks);
     } else {
         gd_error("gpudot:badOption", "__gpudot__: unknown op \"%s\"", op);
     }
