@@ -4,7 +4,7 @@
  * over a pinned host-to-device copy measured in the same run), and the 16-thread pack
  * alone.  Isolates the ring from the MEX call and Octave (issue 5, target 6).
  *   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -Iinclude bench/ring_bench.cu \
- *        <build>/obj/gpudot_*.o -lcublas -o ring_bench && ./ring_bench [slot_cap_MiB]
+ *        <build>/obj/gpudot_*.o -lcublas -o ring_bench && ./ring_bench [slot_cap_MiB [piece_KiB]]
  * Median of 15 calls; input sets rotated so the last-level cache holds none of the data.
  */
 #include <algorithm>
@@ -19,6 +19,14 @@
 #include "gpudot.h"
 
 
+#ifdef GPUDOT_STAGES
+/* built against engine objects of `make -f mex.mk STAGES=1` with -DGPUDOT_STAGES: the
+ * engine's stage sums per call (us), in the order of the GPUDOT_STAGE_* enum */
+static const char *stage_names[GPUDOT_NSTAGES] = {
+    "calls", "parse", "resolve", "prepare", "engine_entry", "ring_alloc", "drain", "wait",
+    "engine_exit", "launch_prep", "launch", "launch_check", "ring_calls", "ring_waits", "region_end", "exit"};
+#endif
+
 static double median(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());
@@ -27,10 +35,11 @@ static double median(std::vector<double> v)
 
 int main(int argc, char **argv)
 {
-    /* optional: a cap on the slot (MiB, x and y together) through the engine's test hook,
-     * to compare chunk sizes in one build */
+    /* optional: a cap on the slot (MiB, x and y together) and the size of the ring's copies
+     * (KiB) through the engine's test hook, to compare settings in one build */
     size_t cap = argc > 1 ? (size_t)atoi(argv[1]) << 20 : 0;
-    gpudot_cuda_set_staging_cap(cap);
+    size_t piece = argc > 2 ? (size_t)atoi(argv[2]) << 10 : 0;
+    gpudot_cuda_set_staging_cap(cap, piece);
     const size_t pool = (size_t)1 << 30; /* per operand: 1 GiB of pageable data */
     char *px = (char *)malloc(pool), *py = (char *)malloc(pool);
     if (!px || !py)
@@ -58,8 +67,8 @@ int main(int argc, char **argv)
     double rate = median(rv);
     cudaFreeHost(hp);
     cudaFree(dp);
-    printf("# pinned host->device %.1f GB/s; gdot (\"double\") on pageable host data; slot cap %zu MiB\n",
-           rate / 1e9, cap >> 20);
+    printf("# pinned host->device %.1f GB/s; gdot (\"double\") on pageable host data; slot cap %zu MiB, piece %zu KiB\n",
+           rate / 1e9, cap >> 20, piece >> 10);
     printf("%-7s %5s %10s %10s %7s\n", "class", "log2n", "us", "floor_us", "ratio");
     for (int dbl = 0; dbl < 2; dbl++) {
         for (int e = 20; e <= 26; e++) {
@@ -68,6 +77,9 @@ int main(int argc, char **argv)
             int sets = (int)std::min<size_t>(pool / bytes, 16);
             std::vector<double> t;
             double out;
+#ifdef GPUDOT_STAGES
+            double sus[GPUDOT_NSTAGES];
+#endif
             for (int r = 0; r < 17; r++) {
                 gpudot_dot_req q;
                 memset(&q, 0, sizeof q);
@@ -80,6 +92,9 @@ int main(int argc, char **argv)
                 q.by = 1, q.ky = n, q.ay = 1;
                 q.accum = GPUDOT_ACC_DOUBLE;
                 q.out = &out;
+#ifdef GPUDOT_STAGES
+                gpudot_mark(GPUDOT_STAGE_CALL);
+#endif
                 double t0 = omp_get_wtime();
                 if (gpudot_cuda_dot(&q, NULL) != GPUDOT_OK) {
                     fprintf(stderr, "gpudot: %s\n", gpudot_cuda_last_error());
@@ -87,7 +102,19 @@ int main(int argc, char **argv)
                 }
                 if (r >= 2) /* the first calls size the ring */
                     t.push_back(omp_get_wtime() - t0);
+#ifdef GPUDOT_STAGES
+                if (r == 1)
+                    gpudot_stages(sus, GPUDOT_NSTAGES); /* reset */
+#endif
             }
+#ifdef GPUDOT_STAGES
+            gpudot_stages(sus, GPUDOT_NSTAGES);
+            printf("#  stages, us a call:");
+            for (int i = 1; i < GPUDOT_NSTAGES; i++)
+                if (sus[i] >= 0.5)
+                    printf(" %s %.0f", stage_names[i], sus[i]);
+            printf("\n");
+#endif
             double us = median(t) * 1e6, floor_us = 2.0 * bytes / rate * 1e6;
             printf("%-7s %5d %10.1f %10.1f %7.2f\n", dbl ? "double" : "single", e, us, floor_us,
                    us / floor_us);

@@ -28,7 +28,7 @@ warning ("off", "gpudot:noDevice");
 ## stage names, in the order of the GPUDOT_STAGE_* enum of include/gpudot.h
 names = {"calls", "parse", "resolve", "prepare", "engine_entry", "ring_alloc|resident_prep", ...
          "drain|after_launch", "sync|spin", "engine_exit", "launch_prep", "launch", ...
-         "launch_check", "ring_loop", "slot_wait", "pack", "exit"};
+         "launch_check", "ring_calls", "ring_waits", "region_end", "exit"};
 try
   __gpudot__ ("__stages__");
 catch err

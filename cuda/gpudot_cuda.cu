@@ -7,7 +7,15 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <atomic>
+#include <memory>
+#include <new>
+
 #include <omp.h>
+#include <sched.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "ladder_kernels.cuh"
 #include "reduce_kernels.cuh"
@@ -34,6 +42,7 @@ struct Engine {
     void *mapped_dev = nullptr;
     size_t tickets_n = 0;
     size_t staging_cap = 0;
+    size_t piece = 0; /* test hook: the ring's copy size (0: kPiece) */
     size_t tile_from = 0; /* test hooks: tile order from this many bytes a run (0: kTileFromBytes), */
     int blocks_cap = 0;   /* at most this many blocks a launch plans for (0: target_blocks) */
     cudaStream_t stream = 0; /* where kernels launch: 0, or the ring's compute stream */
@@ -457,8 +466,8 @@ size_t esize(gpudot_type t, int cplx)
 /* ---- pinned staging ring for host operands ----
  * A call on host data streams its operands through kSlots pinned host buffers, each with a
  * device twin: host threads pack chunk c into pinned slot c % kSlots (a parallel memcpy out
- * of Octave's pageable array) while the copy engine moves chunk c - 1 and the SMs reduce
- * chunk c - 2.  cudaMemcpy from pageable memory ran at ~9 GB/s on the H100 machine, pinned
+ * of Octave's pageable array) while the copy engine moves what is packed, piece by piece,
+ * and the SMs reduce the chunks already copied (RingWalk).  cudaMemcpy from pageable memory ran at ~9 GB/s on the H100 machine, pinned
  * copies at 53.6 GB/s, and cudaHostRegister of the caller's array cost 28-67 ms per GiB:
  * more than the copy itself, so the ring packs instead.  The buffers are allocated once and
  * reused (grow-only), freed by gpudot_cuda_release. */
@@ -478,6 +487,29 @@ constexpr size_t kSlotMin = (size_t)2 << 20;
 constexpr size_t kSlotMid = (size_t)8 << 20;
 constexpr size_t kSlotMidUpTo = (size_t)128 << 20;
 constexpr size_t kSlotMax = (size_t)16 << 20;
+/* A chunk's bytes go to the device in copies ("pieces") of up to kPiece, each queued as soon
+ * as the packing threads have filled it (RingWalk), so that the copy engine waits for one
+ * piece, not a whole chunk.  A copy costs ~2 us of copy-engine time beyond its bytes on the
+ * H100 machine (ring_bench with uniform pieces, ratio to the pinned floor at double 2^26:
+ * 1.31x with 512 KiB pieces, 1.16x 1 MiB, 1.10x 2 MiB, 1.06x 4 MiB, 1.05x whole 16 MiB
+ * chunks), while small pieces start the copies sooner (single 2^22: 1.54x with 512 KiB,
+ * 1.65x 2 MiB, 1.83x whole chunks).  So the call's first chunk starts with a piece of
+ * kPieceFirst and doubles it up to kPiece.  Packing threads take kPackUnit bytes at a time
+ * from a shared counter, so that a thread the VM deschedules holds up one unit, not a
+ * fixed share of every piece.  results/h100-ring-piece-ab-2026-11-23.txt. */
+constexpr size_t kPiece = (size_t)4 << 20;
+constexpr size_t kPieceFirst = (size_t)256 << 10;
+constexpr size_t kPackUnit = (size_t)64 << 10;
+/* Calls of up to kPackNtUpTo bytes of operands pack with non-temporal stores, larger ones with
+ * memcpy.  ring_bench, three alternating rounds on one H100 machine, ratio to the pinned
+ * floor, memcpy -> streaming stores: single 2^20 2.96-3.02x -> 1.78-1.89x, 2^22 1.78-1.80x
+ * -> 1.38-1.42x, 2^23 1.38-1.41x -> 1.28-1.34x; double 2^20 2.65-2.80x -> 1.50-1.56x, 2^22
+ * 1.38-1.44x -> 1.30-1.37x; but from 128 MiB worse: single 2^24 1.24x -> 1.24-1.33x, 2^26
+ * 1.10-1.12x -> 1.21-1.27x, double 2^23 1.21-1.26x -> 1.22-1.30x, 2^26 1.09-1.22x ->
+ * 1.20-1.23x (results/h100-ring-piece-ab-2026-11-23.txt).  With plain stores the copy
+ * engine reads lines still dirty in the CPU's caches; why that wins for long calls is not
+ * established. */
+constexpr size_t kPackNtUpTo = (size_t)64 << 20;
 /* Packing runs in parallel above this many bytes, each thread taking >= kPackPerThread. */
 /* (1 MiB a thread packed ~7 GB/s in all for a 2 MiB chunk on the H100 machine: one
  * thread's memcpy speed; 128 KiB puts all 16 threads on a 2 MiB chunk) */
@@ -558,41 +590,52 @@ struct CopyJob {
     size_t len, stride, count;
 };
 
-/* Runs the jobs (the x and y parts of one chunk) in one parallel region, the bytes split
- * evenly over up to one thread per kPackPerThread.  (One region per operand cost a thread
- * wake-up each: 16 regions made a 32 MB call 2x the pinned floor on the H100 machine.) */
-void copy_jobs(const CopyJob *jobs, int njobs)
+/* Copies bytes [b0, b1) of the jobs' sources, taken back to back (job 0's bytes, then job
+ * 1's), to their places in the jobs' destinations. */
+/* memcpy, with non-temporal stores where nt (see kPackNtUpTo): the packed bytes go to memory
+ * instead of staying dirty in the CPU's caches */
+void copy_bytes(char *d, const char *s, size_t m, bool nt)
 {
-    size_t total = 0;
-    for (int j = 0; j < njobs; j++)
-        total += jobs[j].len * jobs[j].count;
-    int nt = gpudot_workers((int64_t)total, (int64_t)kPackPerThread, INT64_MAX);
-    auto part = [&](size_t b0, size_t b1) {
-        size_t base = 0;
-        for (int j = 0; j < njobs && b0 < b1; j++) {
-            const CopyJob &c = jobs[j];
-            size_t jb = c.len * c.count;
-            while (b0 < b1 && b0 < base + jb) {
-                size_t off = b0 - base, seg = off / c.len, in = off % c.len;
-                size_t m = c.len - in;
-                if (m > b1 - b0)
-                    m = b1 - b0;
-                memcpy(c.dst + off, c.src + seg * c.stride + in, m);
-                b0 += m;
-            }
-            base += jb;
+#if defined(__x86_64__) || defined(__i386__)
+    if (nt && m >= 256) {
+        size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+        memcpy(d, s, head);
+        d += head, s += head, m -= head;
+        for (; m >= 64; d += 64, s += 64, m -= 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)s);
+            __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
+            __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
+            _mm_stream_si128((__m128i *)d, a);
+            _mm_stream_si128((__m128i *)(d + 16), b);
+            _mm_stream_si128((__m128i *)(d + 32), c);
+            _mm_stream_si128((__m128i *)(d + 48), e);
         }
-    };
-    if (nt == 1) {
-        part(0, total);
-        return;
     }
-#pragma omp parallel
-    {
-        int64_t b, e;
-        if (gpudot_share(nt, 0, (int64_t)total, &b, &e))
-            part((size_t)b, (size_t)e);
+#endif
+    memcpy(d, s, m);
+}
+
+void copy_range(const CopyJob *jobs, int njobs, size_t b0, size_t b1, bool nt)
+{
+    size_t base = 0;
+    for (int j = 0; j < njobs && b0 < b1; j++) {
+        const CopyJob &c = jobs[j];
+        size_t jb = c.len * c.count;
+        while (b0 < b1 && b0 < base + jb) {
+            size_t off = b0 - base, seg = off / c.len, in = off % c.len;
+            size_t m = c.len - in;
+            if (m > b1 - b0)
+                m = b1 - b0;
+            copy_bytes(c.dst + off, c.src + seg * c.stride + in, m, nt);
+            b0 += m;
+        }
+        base += jb;
     }
+#if defined(__x86_64__) || defined(__i386__)
+    if (nt) /* the streaming stores visible before the caller counts the bytes packed */
+        _mm_sfence();
+#endif
 }
 
 /* The job that packs the part of one operand that chunk (a0..a0+na, k0..k0+nk) needs into
@@ -610,6 +653,244 @@ CopyJob pack_job(char *dst, const void *h, size_t es, int64_t b, int64_t k, int6
         return CopyJob{dst, src, len * an, 0, 1};
     return CopyJob{dst, src, len, (size_t)(k * b) * es, (size_t)an};
 }
+
+/* One turn of a wait loop: the CPU's pause hint, and every kSpinYield turns a yield, so that
+ * a descheduled thread the loop waits for can get a CPU.  (On the H100 machine, with every
+ * vCPU spinning, a run of ring_bench took ~6 ms a call at single 2^20 where the others took
+ * 0.4 ms.) */
+struct Spin {
+    static constexpr int kSpinYield = 256;
+    int n = 0;
+    void operator()()
+    {
+        if (++n < kSpinYield) {
+#if defined(__x86_64__) || defined(__i386__)
+            _mm_pause();
+#endif
+        } else {
+            n = 0;
+            sched_yield();
+        }
+    }
+};
+
+/*
+ * One call's walk through the ring.  Chunk c (slot c % kSlots) holds outputs a0..a0+na of
+ * group c / nslab and the k-slab c % nslab of their runs.  Worker threads pack the chunks'
+ * bytes in order, piece by piece (the chunk's x part followed by its y part, cut into
+ * pieces: piece_at), taking kPackUnit bytes of a piece at a time from a shared counter and
+ * counting each unit done; the calling thread (master) publishes a slot to the workers once
+ * the copies of the chunk that last used it have finished, queues each piece's copy as soon
+ * as all its units are packed, and after a chunk's last piece its kernel.  No barriers and
+ * no parallel region per chunk: one region spans the call (a region per chunk put a thread
+ * wake-up on the copy engine's critical path), and the copy engine starts after one piece
+ * instead of a whole chunk.
+ */
+struct RingWalk {
+    const gpudot_dot_req *r;
+    int has_y, whole_out, npmax;
+    bool nt; /* pack with non-temporal stores */
+    size_t esx, esy, eso, piece, first; /* largest piece; the first chunk's first piece */
+    int64_t nk, a_per, k_per, nslab, nchunks;
+    std::atomic<int64_t> ready[kSlots]; /* the chunk that may be packed into each slot */
+    std::atomic<int> *done;             /* [slot][piece]: units of the piece packed */
+    /* [slot][piece]: the chunk (high 32 bits) and the units of its piece handed out (low 32):
+     * a thread late from an earlier chunk in the same slot finds another chunk there and
+     * takes nothing */
+    std::atomic<uint64_t> *next;
+    std::atomic<int> stop;              /* the master gave up (error or interrupt) */
+
+    struct Chunk {
+        gpudot_dot_req sub;
+        CopyJob jobs[2];
+        int njobs;
+        size_t xb, yb; /* packed bytes of x and y; y starts at align16(xb) in the slot */
+        int64_t a0, na, sl;
+        int npieces;
+        int64_t c;
+        /* the slot offset of packed byte b */
+        size_t at(size_t b) const { return b < xb ? b : align16(xb) + (b - xb); }
+    };
+
+    Chunk chunk(int64_t c) const
+    {
+        Chunk h;
+        int64_t g = c / nslab;
+        h.sl = c % nslab;
+        h.a0 = g * a_per;
+        h.na = r->na - h.a0 < a_per ? r->na - h.a0 : a_per;
+        int64_t k0 = h.sl * k_per, kn = nk - k0 < k_per ? nk - k0 : k_per;
+        if (nk == 0)
+            k0 = 0, kn = 0;
+        h.sub = *r;
+        h.sub.nk = kn;
+        h.sub.na = h.na;
+        h.xb = h.yb = 0;
+        h.njobs = 0;
+        char *hx = (char *)R.host[c % kSlots];
+        if (kn > 0) {
+            h.jobs[0] = pack_job(hx, r->x, esx, r->bx, r->kx, r->ax, h.a0, h.na, k0, kn,
+                                 &h.sub.kx, &h.sub.ax);
+            h.xb = h.jobs[0].len * h.jobs[0].count;
+            h.njobs = 1;
+            if (has_y) {
+                h.jobs[1] = pack_job(hx + align16(h.xb), r->y, esy, r->by, r->ky, r->ay, h.a0,
+                                     h.na, k0, kn, &h.sub.ky, &h.sub.ay);
+                h.yb = h.jobs[1].len * h.jobs[1].count;
+                h.njobs = 2;
+            }
+        } else {
+            h.sub.kx = h.sub.ky = 0;
+            h.sub.ax = r->ax > 1 ? h.na : 1;
+            h.sub.ay = r->ay > 1 ? h.na : 1;
+        }
+        h.c = c;
+        h.npieces = 0;
+        for (size_t lo, hi; piece_at(h, h.npieces, &lo, &hi), lo < hi;)
+            h.npieces++;
+        return h;
+    }
+
+    /* packed bytes [lo, hi) of piece p of chunk h: pieces of `piece` bytes, but in the
+     * call's first chunk first, 2 first, 4 first, ... up to `piece` */
+    void piece_at(const Chunk &h, int p, size_t *lo, size_t *hi) const
+    {
+        size_t total = h.xb + h.yb, sz = h.c == 0 && first < piece ? first : piece, o = 0;
+        int i = 0;
+        for (; i < p && sz < piece; i++) {
+            o += sz;
+            sz = 2 * sz < piece ? 2 * sz : piece;
+        }
+        o += (size_t)(p - i) * sz;
+        *lo = o < total ? o : total;
+        *hi = o + sz < total ? o + sz : total;
+    }
+
+    int units(size_t lo, size_t hi) const { return (int)((hi - lo + kPackUnit - 1) / kPackUnit); }
+    std::atomic<int> &count(int64_t c, int p) { return done[(c % kSlots) * npmax + p]; }
+    std::atomic<uint64_t> &handed(int64_t c, int p) { return next[(c % kSlots) * npmax + p]; }
+
+    /* a packing thread: units of every piece of every chunk, as they come */
+    void worker()
+    {
+        for (int64_t c = 0; c < nchunks; c++) {
+            Chunk h = chunk(c);
+            /* (past c: the others packed all of chunk c while this thread was away) */
+            for (Spin spin; ready[c % kSlots].load(std::memory_order_acquire) < c; spin())
+                if (stop.load(std::memory_order_relaxed))
+                    return;
+            for (int p = 0; p < h.npieces; p++) {
+                size_t lo, hi;
+                piece_at(h, p, &lo, &hi);
+                std::atomic<uint64_t> &nx = handed(c, p);
+                for (uint64_t nu = (uint64_t)units(lo, hi);;) {
+                    if (stop.load(std::memory_order_relaxed))
+                        return;
+                    uint64_t v = nx.load(std::memory_order_relaxed);
+                    if (v >> 32 != (uint64_t)c || (v & 0xffffffffu) >= nu)
+                        break;
+                    if (!nx.compare_exchange_weak(v, v + 1, std::memory_order_relaxed))
+                        continue;
+                    size_t b = lo + (size_t)(v & 0xffffffffu) * kPackUnit;
+                    copy_range(h.jobs, h.njobs, b, hi - b < kPackUnit ? hi : b + kPackUnit, nt);
+                    count(c, p).fetch_add(1, std::memory_order_release);
+                }
+            }
+        }
+    }
+
+    /* the calling thread: slots, copies, kernels, result copies (nw = 0: packs too) */
+    gpudot_status master(int nw, gpudot_poll_fn poll)
+    {
+        gpudot_status st = GPUDOT_OK;
+        int64_t pub = 0, c = 0; /* next chunk to publish; chunk being queued */
+        int p = 0;              /* its next piece */
+        Chunk h = chunk(0);
+        bool waiting = false;
+        Spin spin;
+        while (c < nchunks && st == GPUDOT_OK) {
+            /* slots free for the chunks ahead: their last copies (kSlots chunks back) done */
+            while (pub < nchunks && pub < c + kSlots) {
+                int s = (int)(pub % kSlots);
+                if (R.busy[s]) {
+                    cudaError_t q = cudaEventQuery(R.copied[s]);
+                    if (q == cudaErrorNotReady)
+                        break;
+                    CKS(q, "cudaMemcpyAsync (upload)");
+                    if (st)
+                        break;
+                }
+                for (int i = 0; i < npmax; i++) {
+                    done[s * npmax + i].store(0, std::memory_order_relaxed);
+                    next[s * npmax + i].store((uint64_t)pub << 32, std::memory_order_relaxed);
+                }
+                ready[s].store(pub, std::memory_order_release);
+                pub++;
+            }
+            if (st)
+                break;
+            int s = (int)(c % kSlots);
+            char *hx = (char *)R.host[s], *dx = (char *)R.dev[s];
+            if (p < h.npieces) {
+                size_t lo, hi;
+                piece_at(h, p, &lo, &hi);
+                if (c >= pub) { /* the slot is not free yet */
+                    if (!waiting)
+                        GPUDOT_MARK(GPUDOT_STAGE_RING_LOOP);
+                    waiting = true;
+                    spin();
+                    continue;
+                }
+                if (nw == 0) {
+                    copy_range(h.jobs, h.njobs, lo, hi, nt);
+                } else if (count(c, p).load(std::memory_order_acquire) < units(lo, hi)) {
+                    if (!waiting)
+                        GPUDOT_MARK(GPUDOT_STAGE_RING_LOOP);
+                    waiting = true;
+                    spin();
+                    continue;
+                }
+                if (waiting)
+                    GPUDOT_MARK(GPUDOT_STAGE_SLOT_WAIT);
+                waiting = false;
+                /* the device slot is free once the kernel that last read it finished */
+                if (p == 0 && R.busy[s])
+                    CKS(cudaStreamWaitEvent(R.copy, R.used[s], 0), "cudaStreamWaitEvent");
+                size_t d0 = h.at(lo), d1 = h.at(hi - 1) + 1;
+                CKS(cudaMemcpyAsync(dx + d0, hx + d0, d1 - d0, cudaMemcpyHostToDevice, R.copy),
+                    "cudaMemcpyAsync (upload)");
+                p++;
+                continue;
+            }
+            if (h.npieces == 0 && c >= pub) {
+                spin();
+                continue;
+            }
+            /* all of chunk c queued: its kernel after its copies */
+            if (h.npieces == 0 && R.busy[s])
+                CKS(cudaStreamWaitEvent(R.copy, R.used[s], 0), "cudaStreamWaitEvent");
+            CKS(cudaEventRecord(R.copied[s], R.copy), "cudaEventRecord");
+            CKS(cudaStreamWaitEvent(R.comp, R.copied[s], 0), "cudaStreamWaitEvent");
+            if (st)
+                break;
+            void *dout = (char *)E.out.p + (whole_out ? (size_t)(h.a0 * r->nb) * eso : 0);
+            if ((st = run_kernel(&h.sub, dx, dx + align16(h.xb), dout, h.sl > 0, h.sl == nslab - 1)))
+                break;
+            CKS(cudaEventRecord(R.used[s], R.comp), "cudaEventRecord");
+            R.busy[s] = 1;
+            if (!whole_out && h.sl == nslab - 1)
+                CKS(cudaMemcpyAsync((char *)r->out + (size_t)(h.a0 * r->nb) * eso, E.out.p,
+                                    (size_t)(h.na * r->nb) * eso, cudaMemcpyDeviceToHost, R.comp),
+                    "kernel or cudaMemcpy (result)");
+            if (st == GPUDOT_OK && poll && poll())
+                st = GPUDOT_INTERRUPTED;
+            if (++c < nchunks)
+                h = chunk(c);
+            p = 0;
+        }
+        return st;
+    }
+};
 
 /* ---- the reduction ladder (gdot (..., "kernel", K)) ---- */
 
@@ -746,9 +1027,10 @@ const char *gpudot_cuda_last_error(void)
     return E.err;
 }
 
-void gpudot_cuda_set_staging_cap(size_t bytes)
+void gpudot_cuda_set_staging_cap(size_t bytes, size_t piece)
 {
     E.staging_cap = bytes;
+    E.piece = piece;
 }
 
 void gpudot_cuda_set_tile_from(size_t bytes, int blocks)
@@ -937,62 +1219,54 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     if (nslab > 1 && (st = buf_need(E.carry, (size_t)r->nb * sizeof(State), "cudaMalloc (carry)")))
         return st;
 
-    E.stream = R.comp;
-    int64_t c = 0; /* chunk counter: slot c % kSlots */
-    for (int64_t g = 0; g < ngroup && st == GPUDOT_OK; g++) {
-        int64_t a0 = g * a_per, na = r->na - a0 < a_per ? r->na - a0 : a_per;
-        for (int64_t sl = 0; sl < nslab && st == GPUDOT_OK; sl++, c++) {
-            int64_t k0 = sl * k_per, kn = nk - k0 < k_per ? nk - k0 : k_per;
-            if (nk == 0)
-                k0 = 0, kn = 0;
-            int slot = (int)(c % kSlots);
-            gpudot_dot_req sub = *r;
-            sub.nk = kn;
-            sub.na = na;
-            char *hx = (char *)R.host[slot], *dx = (char *)R.dev[slot];
-            size_t xb = 0, yb = 0;
-            /* the host slot is free once its last copy finished; the device slot once the
-             * kernel that read it finished (the copy stream waits for that) */
-            GPUDOT_MARK(GPUDOT_STAGE_RING_LOOP);
-            if (R.busy[slot])
-                CKS(cudaEventSynchronize(R.copied[slot]), "cudaMemcpyAsync (upload)");
-            GPUDOT_MARK(GPUDOT_STAGE_SLOT_WAIT);
-            if (kn > 0) {
-                CopyJob jobs[2];
-                jobs[0] = pack_job(hx, r->x, esx, r->bx, r->kx, r->ax, a0, na, k0, kn, &sub.kx, &sub.ax);
-                xb = jobs[0].len * jobs[0].count;
-                if (has_y) {
-                    jobs[1] = pack_job(hx + align16(xb), r->y, esy, r->by, r->ky, r->ay, a0, na, k0,
-                                       kn, &sub.ky, &sub.ay);
-                    yb = jobs[1].len * jobs[1].count;
-                }
-                copy_jobs(jobs, has_y ? 2 : 1);
-                GPUDOT_MARK(GPUDOT_STAGE_PACK);
-            } else {
-                sub.kx = sub.ky = 0;
-                sub.ax = r->ax > 1 ? na : 1;
-                sub.ay = r->ay > 1 ? na : 1;
-            }
-            size_t bytes = has_y && yb ? align16(xb) + yb : xb;
-            if (R.busy[slot])
-                CKS(cudaStreamWaitEvent(R.copy, R.used[slot], 0), "cudaStreamWaitEvent");
-            if (bytes)
-                CKS(cudaMemcpyAsync(dx, hx, bytes, cudaMemcpyHostToDevice, R.copy), "cudaMemcpyAsync (upload)");
-            CKS(cudaEventRecord(R.copied[slot], R.copy), "cudaEventRecord");
-            CKS(cudaStreamWaitEvent(R.comp, R.copied[slot], 0), "cudaStreamWaitEvent");
-            void *dout = (char *)E.out.p + (whole_out ? (size_t)(a0 * r->nb) * eso : 0);
-            if ((st = run_kernel(&sub, dx, dx + align16(xb), dout, sl > 0, sl == nslab - 1)))
-                break;
-            CKS(cudaEventRecord(R.used[slot], R.comp), "cudaEventRecord");
-            R.busy[slot] = 1;
-            if (poll && poll())
-                st = GPUDOT_INTERRUPTED;
-        }
-        if (st == GPUDOT_OK && !whole_out)
-            CKS(cudaMemcpyAsync((char *)r->out + (size_t)(a0 * r->nb) * eso, E.out.p,
-                                (size_t)(na * r->nb) * eso, cudaMemcpyDeviceToHost, R.comp),
-                "kernel or cudaMemcpy (result)");
+    RingWalk w;
+    w.r = r;
+    w.has_y = has_y;
+    w.esx = esx, w.esy = esy, w.eso = eso;
+    w.nk = nk, w.a_per = a_per, w.k_per = k_per, w.nslab = nslab;
+    w.nchunks = ngroup * nslab;
+    w.whole_out = whole_out;
+    w.nt = bx_all + by_all <= kPackNtUpTo;
+    w.piece = E.piece ? E.piece : kPiece;
+    w.first = kPieceFirst < w.piece ? kPieceFirst : w.piece;
+    w.npmax = (int)(want / w.first + 2);
+    std::unique_ptr<std::atomic<int>[]> done(new (std::nothrow) std::atomic<int>[kSlots * w.npmax]);
+    std::unique_ptr<std::atomic<uint64_t>[]> next(new (std::nothrow) std::atomic<uint64_t>[kSlots * w.npmax]);
+    if (!done || !next) {
+        snprintf(E.err, sizeof E.err, "no host memory for the staging ring's counters");
+        return GPUDOT_OUT_OF_MEMORY;
     }
+    w.done = done.get();
+    w.next = next.get();
+    for (int i = 0; i < kSlots; i++)
+        w.ready[i].store(-1);
+    w.stop.store(0);
+    E.stream = R.comp;
+    /* threads: the calling one, which queues the copies and kernels (and packs where it is
+     * alone), and packing ones, one per kPackPerThread of the call's bytes; one CPU left to
+     * the CUDA driver's threads */
+    int procs = omp_get_num_procs();
+    int nt = gpudot_workers((int64_t)(bx_all + by_all), (int64_t)kPackPerThread,
+                            procs > 2 ? procs - 1 : procs);
+    if (nt < 2) {
+        st = w.master(0, poll);
+    } else {
+#pragma omp parallel
+        {
+            int team = omp_get_num_threads(), t = omp_get_thread_num();
+            int nw = (nt < team ? nt : team) - 1;
+            if (t == 0) {
+                gpudot_status s0 = w.master(nw, poll);
+                if (s0 != GPUDOT_OK) {
+                    st = s0;
+                    w.stop.store(1);
+                }
+            } else if (t <= nw) {
+                w.worker();
+            }
+        }
+    }
+    GPUDOT_MARK(GPUDOT_STAGE_PACK);
     if (st == GPUDOT_OK && whole_out)
         CKS(cudaMemcpyAsync(r->out, E.out.p, out_all, cudaMemcpyDeviceToHost, R.comp),
             "kernel or cudaMemcpy (result)");

@@ -34,9 +34,9 @@ enum {
     GPUDOT_STAGE_LAUNCH_PREP,  /* run_kernel up to the launch */
     GPUDOT_STAGE_LAUNCH,       /* cudaLaunchKernel */
     GPUDOT_STAGE_LAUNCH_CHECK, /* cudaGetLastError */
-    GPUDOT_STAGE_RING_LOOP,    /* host: the rest of a chunk's loop */
-    GPUDOT_STAGE_SLOT_WAIT,    /* host: waiting for a free staging slot */
-    GPUDOT_STAGE_PACK,         /* host: copying a chunk into pinned memory */
+    GPUDOT_STAGE_RING_LOOP,    /* host: the ring's calling thread queueing copies and events */
+    GPUDOT_STAGE_SLOT_WAIT,    /* host: it waiting for packed pieces or a free slot */
+    GPUDOT_STAGE_PACK,         /* host: the rest of the ring's parallel region (its end) */
     GPUDOT_STAGE_EXIT,         /* the end of the MEX call */
     GPUDOT_NSTAGES
 };
@@ -184,8 +184,9 @@ int gpudot_cuda_lost(void);
  * out-of-memory error). */
 enum { GPUDOT_FAULT_NONE = 0, GPUDOT_FAULT_LAUNCH, GPUDOT_FAULT_TRAP, GPUDOT_FAULT_ALLOC };
 gpudot_status gpudot_cuda_inject(int fault);
-/* Cap on the device staging memory (bytes, 0 = none): lets tests force the chunked path. */
-void gpudot_cuda_set_staging_cap(size_t bytes);
+/* Test hooks of the staging ring: a cap on a slot (bytes, 0 = none) forces the chunked path;
+ * `piece` sets the size of its copies (bytes, 0 = the default, kPiece). */
+void gpudot_cuda_set_staging_cap(size_t bytes, size_t piece);
 /* Test hook: runs of at least `bytes` per operand take the tile order (0: the default
  * threshold, kTileFromBytes in gpudot_cuda.cu), and launches plan for at most `blocks`
  * blocks (0: enough to fill the device), so that tests reach whole tile windows with

@@ -13,7 +13,7 @@
  *   __gpudot__ ("garray_free", id)
  *   x = __gpudot__ ("garray_gather", id)
  *   __gpudot__ ("release")                              free staging buffers
- *   __gpudot__ ("staging_cap", bytes)                   test hook: force chunking
+ *   __gpudot__ ("staging_cap", bytes[, piece])          test hook: force chunking
  *   __gpudot__ ("tile_from", bytes[, blocks])           test hook: tile order from bytes,
  *                                                       launches of at most blocks
  *   __gpudot__ ("__fault__", what)                      test hook: launch | trap | alloc
@@ -1169,7 +1169,10 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         gpudot_cuda_release();
         update_lock();
     } else if (!strcmp(op, "staging_cap")) {
-        gpudot_cuda_set_staging_cap(count_arg(op, nrhs == 2 ? prhs[1] : NULL));
+        if (nrhs > 3)
+            gd_error("gpudot:badOption", "__gpudot__: staging_cap takes bytes and piece bytes");
+        size_t cap = count_arg(op, nrhs >= 2 ? prhs[1] : NULL);
+        gpudot_cuda_set_staging_cap(cap, nrhs == 3 ? count_arg(op, prhs[2]) : 0);
     } else if (!strcmp(op, "tile_from")) {
         if (nrhs > 3)
             gd_error("gpudot:badOption", "__gpudot__: tile_from takes bytes and blocks");
