@@ -375,7 +375,7 @@ __global__ void fault_kernel(int trap)
 }
 
 /* Tile order for long runs (reduce_kernels.cuh, run_sum): from runs of kTileFromBytes per
- * operand, each block reads its own stretch of kTileIters * 16 KiB of every window (4
+ * operand, each block reads its own stretch of kTileIters* x 16 KiB of every window (4
  * 16-byte loads per thread and operand, 256 threads; norms load 8, twice the stretch)
  * instead of all blocks interleaving 4 KiB pieces.  Measured on the H100 (device tool,
  * 2026-11-22 20:55-20:59 UTC, kernel_bench 30 24, five alternating rounds of four builds;
@@ -389,11 +389,6 @@ __global__ void fault_kernel(int trap)
  * Below a GiB the grid-stride order is as fast or faster (single 2^24: 1.057 against
  * 1.044 with 256 KiB tiles; double 2^24 1.032 against 1.020 with 64 KiB). */
 constexpr size_t kTileFromBytes = (size_t)1 << 30;
-constexpr int kTileItersF32 = 16; /* 256 KiB a block */
-constexpr int kTileItersF64 = 1;  /* 16 KiB a block */
-/* run_sum compiles the tile loop with these values as constants (16 for 4-byte scalars,
- * 1 for 8-byte ones); p.tiles only turns it on */
-static_assert(kTileItersF32 == 16 && kTileItersF64 == 1, "run_sum's tile loop: TV 16 / 1");
 
 /* Grid x of the kernels is at most 2^31 - 1; one chunk must stay below. */
 constexpr int64_t kMaxGridX = ((int64_t)1 << 31) - 1;
@@ -423,7 +418,7 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
         p.lanes *= 2;
     Launch L = plan_launch(p);
     if (L.kind == 0 && (size_t)sub->nk * es >= (E.tile_from ? E.tile_from : kTileFromBytes))
-        p.tiles = sub->type == GPUDOT_F32 ? kTileItersF32 : kTileItersF64;
+        p.tiles = 1;
     size_t nparts = L.kind == 0 ? (size_t)L.grid.x
                   : L.kind == 2 && p.splits > 1 ? (size_t)L.grid.x * L.grid.y * kThreads : 0;
     size_t ntickets = L.kind == 0 ? (size_t)p.na : L.kind == 2 ? (size_t)L.grid.x : 0;

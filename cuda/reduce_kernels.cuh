@@ -125,7 +125,7 @@ struct Args {
     volatile int *done; /* single-output launches into mapped memory: set after the result */
     int splits;       /* blocks sharing one output group */
     int lanes;        /* warp columns: lanes per output, a power of two <= 32 */
-    int tiles;        /* split columns: 0 grid-stride order, else tile order (run_sum) */
+    int tiles;        /* split columns: 0 grid-stride order, 1 tile order (run_sum) */
 };
 
 /* ---- generic handling of an Op's accumulator (all fields of type Op::A) ---- */
@@ -408,12 +408,18 @@ template <typename T> __device__ __forceinline__ T vget(const double2 &v, int j)
  * one iteration are issued before any is used); otherwise 4-8 byte loads, also four in
  * flight.  Unary ops (norms) never read y.
  */
+/* Tile order's stretch per block and window, in iterations of U loads per thread (16 KiB
+ * a block for dot, 32 KiB for norms): 16 for 4-byte scalars, 1 for 8-byte ones.  Why these,
+ * and from which run length the tile order is taken: kTileFromBytes in gpudot_cuda.cu. */
+constexpr int kTileItersF32 = 16;
+constexpr int kTileItersF64 = 1;
+
 template <class Op>
 __device__ __forceinline__ void run_sum(const Op &op, typename Op::Acc &acc,
                                         const typename Op::T *x, int64_t sx,
                                         const typename Op::T *y, int64_t sy, int64_t k0,
                                         int64_t k1, int t, int nt, int g = 0,
-                                        int tv = 0)
+                                        int tiles = 0)
 {
     using T = typename Op::T;
     constexpr bool CX = Op::CX, CY = Op::CY, UN = Op::UNARY;
@@ -431,13 +437,14 @@ __device__ __forceinline__ void run_sum(const Op &op, typename Op::Acc &acc,
             (UN || ((uintptr_t)ys % 16) == 0)) {
             const V *xv = (const V *)xs, *yv = (const V *)ys;
             int64_t nv = n / EV, v = t;
-            if (tv > 0) {
+            if (tiles > 0) {
                 /* tile order: in each window of TV * U * nt vectors, the g threads of a
                  * group (a block) read one contiguous stretch of TV * U * g vectors, U at
                  * a time; the rest of the run in the grid-stride order below.  TV is a
-                 * compile-time constant (tv > 0 only turns it on): with tv read at run
-                 * time, the H100 bench read double 2^27-2^30 at 0.995-1.000x cuBLAS where
-                 * the same order compiled with a constant read 1.003-1.013x in A/B rounds. */
+                 * compile-time constant (`tiles` only turns the order on): with it read at
+                 * run time, the H100 bench read double 2^27-2^30 at 0.995-1.000x cuBLAS
+                 * where the same order compiled with a constant read 1.003-1.013x in A/B
+                 * rounds. */
                 auto windows = [&](auto tvc) {
                     constexpr int TV = decltype(tvc)::value;
                     int64_t win = (int64_t)TV * U * nt;
@@ -465,14 +472,13 @@ __device__ __forceinline__ void run_sum(const Op &op, typename Op::Acc &acc,
                     }
                     return v0;
                 };
-                /* the tile size gpudot_cuda.cu uses for this element type (kTileIters*),
-                 * the only one compiled: with both compiled into every kernel, single
-                 * "native" read 0.980-0.984x cuBLAS at 2^28-2^30 against 0.999-1.000x
-                 * in grid-stride order (H100, three rounds) */
+                /* only this element type's size is compiled: with both compiled into
+                 * every kernel, single "native" read 0.980-0.984x cuBLAS at 2^28-2^30
+                 * against 0.999-1.000x in grid-stride order (H100, three rounds) */
                 if constexpr (sizeof(T) == 4)
-                    v = t + windows(std::integral_constant<int, 16>{});
+                    v = t + windows(std::integral_constant<int, kTileItersF32>{});
                 else
-                    v = t + windows(std::integral_constant<int, 1>{});
+                    v = t + windows(std::integral_constant<int, kTileItersF64>{});
             }
             for (; v + (U - 1) * (int64_t)nt < nv; v += U * (int64_t)nt) {
                 V a[U], b[U];

@@ -147,65 +147,45 @@
 %!   endfor
 %! endfor
 %!testif ; gpudot_gpu_available ()
-%! ## chunked path: a small staging cap forces column chunks and k-slabs with carries
-%! unwind_protect
-%!   __gpudot__ ("release");
-%!   __gpudot__ ("staging_cap", 256 * 1024);
-%!   cases = {randn(2^20+3, 1), randn(2^16, 9), randn(7, 2^16), complex(randn(2^18, 3), 1)};
-%!   dims = {1, 1, 2, 1};
-%!   for i = 1:numel (cases)
-%!     x = cases{i};  y = cases{i} + 1;
-%!     for acc = {"native", "double", "compensated"}
-%!       g = gdot (x, y, dims{i}, "accum", acc{1}, "device", "gpu");
-%!       c = gdot (x, y, dims{i}, "accum", "compensated", "device", "cpu");
-%!       assert (g, c, -1e-12);
-%!       gs = gdot (single (x), single (y), dims{i}, "accum", acc{1}, "device", "gpu");
-%!       cs = gdot (single (x), single (y), dims{i}, "accum", "compensated", "device", "cpu");
-%!       tol = ifelse (strcmp (acc{1}, "native"), 1e-4, 1e-6);
-%!       assert (double (gs), double (cs), tol * max (abs (double (cs(:)))) * 1);
-%!     endfor
-%!   endfor
-%! unwind_protect_cleanup
-%!   __gpudot__ ("staging_cap", 0);
-%!   __gpudot__ ("release");
-%! end_unwind_protect
-%!testif ; gpudot_gpu_available ()
-%! ## the ring's copies in pieces: sizes that are no multiple of 16 bytes, so pieces straddle
-%! ## the x/y boundary of a chunk and end mid-element; one chunk of many pieces, many
-%! ## chunks of a few, slabs with carries, column groups, complex, gnorm and gcosine;
-%! ## against the CPU engine, and bitwise the same for two piece sizes with one slot cap
+%! ## host data through the staging ring: slot caps force column chunks and k-slabs with
+%! ## carries; piece sizes that are no multiple of 16 bytes make pieces straddle the x/y
+%! ## boundary of a chunk and end mid-element (piece 0: the default, the first chunk's
+%! ## pieces doubling from 256 KiB to 4 MiB; 1 MiB + 5: doubling from 256 KiB to it; below
+%! ## 256 KiB: all pieces that size); every accumulate mode, complex, gnorm and gcosine,
+%! ## against the CPU engine; settings with one slot cap (so the same chunks) agree bitwise
 %! unwind_protect
 %!   __gpudot__ ("release");
 %!   X = {randn(2^20+3, 1), randn(2^16, 9), randn(7, 2^16), complex(randn(2^18, 3), 1)};
 %!   dims = {1, 1, 2, 1};
-%!   ref = cell (size (X));
+%!   accs = {"native", "double", "compensated"};
+%!   ref = cell (size (X));  refs = ref;
 %!   for i = 1:numel (X)
 %!     ref{i} = gdot (X{i}, X{i} + 1, dims{i}, "accum", "compensated", "device", "cpu");
+%!     refs{i} = gdot (single (X{i}), single (X{i} + 1), dims{i}, "accum", "compensated", "device", "cpu");
 %!   endfor
 %!   refn = gnorm (X{1}, "accum", "compensated", "device", "cpu");
 %!   refc = gcosine (X{2}, X{2} + 1, "accum", "compensated", "device", "cpu");
-%!   ## pairs with the same slot cap (so the same chunks) must agree bitwise
+%!   settings = {[0, 0], [0, 40001], [0, 2^20 + 5], [256 * 1024, 0], [256 * 1024, 40001], ...
+%!               [256 * 1024, 65536], [300000, 4099]};
+%!   same_as_last = [false, true, true, false, true, true, false];
 %!   first = {};
-%!   ## (0: the default, first chunk's pieces doubling from 256 KiB to 4 MiB; 1 MiB + 5:
-%!   ## doubling from 256 KiB to it; the others below 256 KiB: all pieces that size)
-%!   settings = {[0, 0], [0, 40001], [0, 2^20 + 5], [256 * 1024, 40001], [256 * 1024, 65536], ...
-%!               [300000, 4099]};
-%!   same_as_last = [false, true, true, false, true, false];
 %!   for j = 1:numel (settings)
 %!     __gpudot__ ("staging_cap", settings{j}(1), settings{j}(2));
-%!     got = cell (size (X));
+%!     got = cell (numel (X), numel (accs));
 %!     for i = 1:numel (X)
-%!       got{i} = gdot (X{i}, X{i} + 1, dims{i}, "device", "gpu");
-%!       assert (got{i}, ref{i}, -1e-12);
-%!       gs = gdot (single (X{i}), single (X{i} + 1), dims{i}, "device", "gpu");
-%!       cs = gdot (single (X{i}), single (X{i} + 1), dims{i}, "accum", "compensated", "device", "cpu");
-%!       assert (double (gs), double (cs), 1e-6 * max (abs (double (cs(:)))));
+%!       for a = 1:numel (accs)
+%!         got{i, a} = gdot (X{i}, X{i} + 1, dims{i}, "accum", accs{a}, "device", "gpu");
+%!         assert (got{i, a}, ref{i}, -1e-12);
+%!         gs = gdot (single (X{i}), single (X{i} + 1), dims{i}, "accum", accs{a}, "device", "gpu");
+%!         tol = ifelse (a == 1, 1e-4, 1e-6);
+%!         assert (double (gs), double (refs{i}), tol * max (abs (double (refs{i}(:)))));
+%!       endfor
 %!     endfor
 %!     assert (gnorm (X{1}, "device", "gpu"), refn, -1e-13);
 %!     assert (gcosine (X{2}, X{2} + 1, "device", "gpu"), refc, -1e-13);
 %!     if (same_as_last(j))
-%!       for i = 1:numel (X)
-%!         assert (isequal (typecast (got{i}(:), "uint8"), typecast (first{i}(:), "uint8")));
+%!       for k = 1:numel (got)
+%!         assert (isequal (typecast (got{k}(:), "uint8"), typecast (first{k}(:), "uint8")));
 %!       endfor
 %!     endif
 %!     first = got;
