@@ -462,10 +462,11 @@ size_t esize(gpudot_type t, int cplx)
  * A call on host data streams its operands through kSlots pinned host buffers, each with a
  * device twin: host threads pack chunk c into pinned slot c % kSlots (a parallel memcpy out
  * of Octave's pageable array) while the copy engine moves what is packed, piece by piece,
- * and the SMs reduce the chunks already copied (RingWalk).  cudaMemcpy from pageable memory ran at ~9 GB/s on the H100 machine, pinned
- * copies at 53.6 GB/s, and cudaHostRegister of the caller's array cost 28-67 ms per GiB:
- * more than the copy itself, so the ring packs instead.  The buffers are allocated once and
- * reused (grow-only), freed by gpudot_cuda_release. */
+ * and the SMs reduce the chunks already copied (RingWalk).  cudaMemcpy from pageable memory
+ * ran at ~9 GB/s on the H100 machine, pinned copies at 53.6 GB/s, and cudaHostRegister of
+ * the caller's array cost 28-67 ms per GiB: more than the copy itself, so the ring packs
+ * instead.  The buffers are allocated once and reused (grow-only), freed by
+ * gpudot_cuda_release. */
 constexpr int kSlots = 3;
 /* Slot size (x and y of one chunk together): half the operands, at least kSlotMin, at
  * most kSlotMid up to kSlotMidUpTo bytes of operands and kSlotMax beyond.  A chunk costs
@@ -585,14 +586,12 @@ struct CopyJob {
     size_t len, stride, count;
 };
 
-/* Copies bytes [b0, b1) of the jobs' sources, taken back to back (job 0's bytes, then job
- * 1's), to their places in the jobs' destinations. */
-/* memcpy, with non-temporal stores where nt (see kPackNtUpTo): the packed bytes go to memory
- * instead of staying dirty in the CPU's caches */
-void copy_bytes(char *d, const char *s, size_t m, bool nt)
+/* memcpy, with non-temporal stores where nontemporal (see kPackNtUpTo): the packed bytes go
+ * to memory instead of staying dirty in the CPU's caches */
+void copy_bytes(char *d, const char *s, size_t m, bool nontemporal)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    if (nt && m >= 256) {
+    if (nontemporal && m >= 256) {
         size_t head = (16 - ((uintptr_t)d & 15)) & 15;
         memcpy(d, s, head);
         d += head, s += head, m -= head;
@@ -611,7 +610,9 @@ void copy_bytes(char *d, const char *s, size_t m, bool nt)
     memcpy(d, s, m);
 }
 
-void copy_range(const CopyJob *jobs, int njobs, size_t b0, size_t b1, bool nt)
+/* Copies bytes [b0, b1) of the jobs' sources, taken back to back (job 0's bytes, then job
+ * 1's), to their places in the jobs' destinations. */
+void copy_range(const CopyJob *jobs, int njobs, size_t b0, size_t b1, bool nontemporal)
 {
     size_t base = 0;
     for (int j = 0; j < njobs && b0 < b1; j++) {
@@ -622,13 +623,13 @@ void copy_range(const CopyJob *jobs, int njobs, size_t b0, size_t b1, bool nt)
             size_t m = c.len - in;
             if (m > b1 - b0)
                 m = b1 - b0;
-            copy_bytes(c.dst + off, c.src + seg * c.stride + in, m, nt);
+            copy_bytes(c.dst + off, c.src + seg * c.stride + in, m, nontemporal);
             b0 += m;
         }
         base += jb;
     }
 #if defined(__x86_64__) || defined(__i386__)
-    if (nt) /* the streaming stores visible before the caller counts the bytes packed */
+    if (nontemporal) /* the streaming stores visible before the caller counts them packed */
         _mm_sfence();
 #endif
 }
@@ -650,9 +651,9 @@ CopyJob pack_job(char *dst, const void *h, size_t es, int64_t b, int64_t k, int6
 }
 
 /* One turn of a wait loop: the CPU's pause hint, and every kSpinYield turns a yield, so that
- * a descheduled thread the loop waits for can get a CPU.  (On the H100 machine, with every
- * vCPU spinning, a run of ring_bench took ~6 ms a call at single 2^20 where the others took
- * 0.4 ms.) */
+ * a descheduled thread the loop waits for can get a CPU while every vCPU spins.  (Runs of
+ * ring_bench on the H100 machine had whole rows of ~6 ms calls where others took 0.4 ms,
+ * with and without the yield: it did not remove them.) */
 struct Spin {
     static constexpr int kSpinYield = 256;
     int n = 0;
@@ -684,7 +685,7 @@ struct Spin {
 struct RingWalk {
     const gpudot_dot_req *r;
     int has_y, whole_out, npmax;
-    bool nt; /* pack with non-temporal stores */
+    bool nontemporal; /* pack with non-temporal stores (kPackNtUpTo) */
     size_t esx, esy, eso, piece, first; /* largest piece; the first chunk's first piece */
     int64_t nk, a_per, k_per, nslab, nchunks;
     std::atomic<int64_t> ready[kSlots]; /* the chunk that may be packed into each slot */
@@ -787,7 +788,8 @@ struct RingWalk {
                     if (!nx.compare_exchange_weak(v, v + 1, std::memory_order_relaxed))
                         continue;
                     size_t b = lo + (size_t)(v & 0xffffffffu) * kPackUnit;
-                    copy_range(h.jobs, h.njobs, b, hi - b < kPackUnit ? hi : b + kPackUnit, nt);
+                    copy_range(h.jobs, h.njobs, b, hi - b < kPackUnit ? hi : b + kPackUnit,
+                               nontemporal);
                     count(c, p).fetch_add(1, std::memory_order_release);
                 }
             }
@@ -824,46 +826,36 @@ struct RingWalk {
             }
             if (st)
                 break;
+            /* wait until chunk c's slot is published and its next piece packed */
+            size_t lo = 0, hi = 0;
+            if (p < h.npieces)
+                piece_at(h, p, &lo, &hi);
+            if (c >= pub || (p < h.npieces && nw > 0 &&
+                             count(c, p).load(std::memory_order_acquire) < units(lo, hi))) {
+                if (!waiting)
+                    GPUDOT_MARK(GPUDOT_STAGE_RING_LOOP);
+                waiting = true;
+                spin();
+                continue;
+            }
+            if (waiting)
+                GPUDOT_MARK(GPUDOT_STAGE_SLOT_WAIT);
+            waiting = false;
             int s = (int)(c % kSlots);
             char *hx = (char *)R.host[s], *dx = (char *)R.dev[s];
+            /* once a chunk: the device slot is free once the kernel that last read it finished */
+            if (p == 0 && R.busy[s])
+                CKS(cudaStreamWaitEvent(R.copy, R.used[s], 0), "cudaStreamWaitEvent");
             if (p < h.npieces) {
-                size_t lo, hi;
-                piece_at(h, p, &lo, &hi);
-                if (c >= pub) { /* the slot is not free yet */
-                    if (!waiting)
-                        GPUDOT_MARK(GPUDOT_STAGE_RING_LOOP);
-                    waiting = true;
-                    spin();
-                    continue;
-                }
-                if (nw == 0) {
-                    copy_range(h.jobs, h.njobs, lo, hi, nt);
-                } else if (count(c, p).load(std::memory_order_acquire) < units(lo, hi)) {
-                    if (!waiting)
-                        GPUDOT_MARK(GPUDOT_STAGE_RING_LOOP);
-                    waiting = true;
-                    spin();
-                    continue;
-                }
-                if (waiting)
-                    GPUDOT_MARK(GPUDOT_STAGE_SLOT_WAIT);
-                waiting = false;
-                /* the device slot is free once the kernel that last read it finished */
-                if (p == 0 && R.busy[s])
-                    CKS(cudaStreamWaitEvent(R.copy, R.used[s], 0), "cudaStreamWaitEvent");
+                if (nw == 0)
+                    copy_range(h.jobs, h.njobs, lo, hi, nontemporal);
                 size_t d0 = h.at(lo), d1 = h.at(hi - 1) + 1;
                 CKS(cudaMemcpyAsync(dx + d0, hx + d0, d1 - d0, cudaMemcpyHostToDevice, R.copy),
                     "cudaMemcpyAsync (upload)");
                 p++;
                 continue;
             }
-            if (h.npieces == 0 && c >= pub) {
-                spin();
-                continue;
-            }
             /* all of chunk c queued: its kernel after its copies */
-            if (h.npieces == 0 && R.busy[s])
-                CKS(cudaStreamWaitEvent(R.copy, R.used[s], 0), "cudaStreamWaitEvent");
             CKS(cudaEventRecord(R.copied[s], R.copy), "cudaEventRecord");
             CKS(cudaStreamWaitEvent(R.comp, R.copied[s], 0), "cudaStreamWaitEvent");
             if (st)
@@ -1221,7 +1213,7 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     w.nk = nk, w.a_per = a_per, w.k_per = k_per, w.nslab = nslab;
     w.nchunks = ngroup * nslab;
     w.whole_out = whole_out;
-    w.nt = bx_all + by_all <= kPackNtUpTo;
+    w.nontemporal = bx_all + by_all <= kPackNtUpTo;
     w.piece = E.piece ? E.piece : kPiece;
     w.first = kPieceFirst < w.piece ? kPieceFirst : w.piece;
     w.npmax = (int)(want / w.first + 2);
