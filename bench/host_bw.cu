@@ -3,7 +3,10 @@
  * memory into pinned memory (the ring's pack), how fast the copy engine moves pinned memory
  * to the device, and both at once, as the ring runs them.  If packing and DMA share one
  * memory bandwidth, the ring cannot reach the pinned-transfer floor, whatever its overlap.
- *   nvcc -O3 -Xcompiler -fopenmp bench/host_bw.cu -o host_bw && ./host_bw
+ * The pack is timed for each way of storing (gpudot_pack_copy: plain memcpy, non-temporal
+ * stores, memcpy + cldemote).
+ *   nvcc -O3 -Xcompiler -fopenmp -Iinclude bench/host_bw.cu cpu/gpudot_pack.c -o host_bw &&
+ *   ./host_bw
  * GB/s of payload (bytes copied, not bytes read + written); median of 15 repetitions.
  */
 #include <algorithm>
@@ -14,6 +17,8 @@
 
 #include <cuda_runtime.h>
 #include <omp.h>
+
+#include "gpudot.h"
 
 #define CK(call)                                                                           \
     do {                                                                                   \
@@ -35,15 +40,18 @@ static double median(std::vector<double> v)
     return v[v.size() / 2];
 }
 
+static const char *const way_names[GPUDOT_PACK_NWAYS] = {"auto", "plain", "stream", "demote"};
+
 /* the ring's pack: the full team, `nt` threads each copying one contiguous share */
-static void pack(char *dst, const char *src, size_t bytes, int nt)
+static void pack(char *dst, const char *src, size_t bytes, int nt, int way)
 {
 #pragma omp parallel
     {
         int t = omp_get_thread_num();
         if (t < nt) {
             size_t b = bytes * t / nt, e = bytes * (t + 1) / nt;
-            memcpy(dst + b, src + b, e - b);
+            gpudot_pack_copy(dst + b, src + b, e - b, way);
+            gpudot_pack_fence(way);
         }
     }
 }
@@ -91,16 +99,23 @@ int main()
         }
         printf("host read, %d threads: %.1f GB/s\n", maxt, median(v));
     }
-    /* the pack alone, by thread count */
-    for (int nt = 1; nt <= maxt; nt *= 2) {
-        std::vector<double> v;
-        for (int r = 0; r < reps; r++) {
-            const char *p = next_src();
-            double t0 = now();
-            pack(pin[r & 1], p, chunk, nt);
-            v.push_back(chunk / (now() - t0) / 1e9);
+    /* the pack alone, by way of storing and thread count */
+    for (int way = GPUDOT_PACK_PLAIN; way < GPUDOT_PACK_NWAYS; way++) {
+        int w = gpudot_pack_way(way);
+        printf("pack pageable->pinned, %s (as done: %s):", way_names[way], way_names[w]);
+        for (int nt : {1, 2, 4, 8, 12, 15, 16}) {
+            if (nt > maxt)
+                continue;
+            std::vector<double> v;
+            for (int r = 0; r < reps; r++) {
+                const char *p = next_src();
+                double t0 = now();
+                pack(pin[r & 1], p, chunk, nt, w);
+                v.push_back(chunk / (now() - t0) / 1e9);
+            }
+            printf(" %d thr %.1f", nt, median(v));
         }
-        printf("pack pageable->pinned, %2d threads: %.1f GB/s\n", nt, median(v));
+        printf(" GB/s\n");
     }
     /* DMA alone */
     {
@@ -117,7 +132,11 @@ int main()
         printf("DMA pinned->device alone: %.1f GB/s\n", median(v));
     }
     /* both at once: DMA of slot 0 queued back to back while the threads pack slot 1 */
-    for (int nt = 2; nt <= maxt; nt *= 2) {
+    for (int way = GPUDOT_PACK_PLAIN; way < GPUDOT_PACK_NWAYS; way++)
+    for (int nt : {4, 8, 15}) {
+        int w = gpudot_pack_way(way);
+        if (nt > maxt)
+            continue;
         std::vector<double> vp, vd;
         for (int r = 0; r < reps; r++) {
             const int q = 8;
@@ -128,7 +147,7 @@ int main()
             double t0 = now();
             size_t packed = 0;
             while (cudaEventQuery(e1) == cudaErrorNotReady) {
-                pack(pin[1], next_src(), chunk, nt);
+                pack(pin[1], next_src(), chunk, nt, w);
                 packed += chunk;
             }
             double th = now() - t0;
@@ -137,8 +156,43 @@ int main()
             vp.push_back(packed / th / 1e9);
             vd.push_back(q * chunk / (ms * 1e-3) / 1e9);
         }
-        printf("both at once, %2d pack threads: pack %.1f GB/s, DMA %.1f GB/s\n", nt,
-               median(vp), median(vd));
+        printf("both at once, %s, %2d pack threads: pack %.1f GB/s, DMA %.1f GB/s\n",
+               way_names[w], nt, median(vp), median(vd));
+    }
+    /* the ring in miniature: 4 MiB pieces packed by nt threads into the two pinned buffers,
+     * each copied as soon as it is packed, so the copy engine reads lines the CPU has just
+     * written (the ring's case; above, it read a buffer packed long before).  wall: the
+     * 64 MiB over the whole loop; copies: over the span from the first copy's start to the
+     * last one's end */
+    for (int way = GPUDOT_PACK_PLAIN; way < GPUDOT_PACK_NWAYS; way++)
+    for (int nt : {8, 15}) {
+        int w = gpudot_pack_way(way);
+        if (nt > maxt)
+            continue;
+        const size_t piece = (size_t)4 << 20;
+        const int npieces = (int)(2 * chunk / piece);
+        std::vector<double> vw, vc;
+        for (int r = 0; r < reps; r++) {
+            const char *src2[2] = {next_src(), next_src()};
+            double t0 = now();
+            for (int i = 0; i < npieces; i++) {
+                int b = i / (npieces / 2);
+                size_t off = (size_t)(i % (npieces / 2)) * piece;
+                pack(pin[b] + off, src2[b] + off, piece, nt, w);
+                if (i == 0)
+                    CK(cudaEventRecord(e0, s));
+                CK(cudaMemcpyAsync(dev + off, pin[b] + off, piece, cudaMemcpyHostToDevice, s));
+            }
+            CK(cudaEventRecord(e1, s));
+            CK(cudaEventSynchronize(e1));
+            double th = now() - t0;
+            float ms;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            vw.push_back(2 * chunk / th / 1e9);
+            vc.push_back(2 * chunk / (ms * 1e-3) / 1e9);
+        }
+        printf("pack then copy, 4 MiB pieces, %s, %2d pack threads: wall %.1f GB/s, copies %.1f GB/s\n",
+               way_names[w], nt, median(vw), median(vc));
     }
     return 0;
 }

@@ -4,7 +4,8 @@
  * over a pinned host-to-device copy measured in the same run), and the 16-thread pack
  * alone.  Isolates the ring from the MEX call and Octave (issue 5, target 6).
  *   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -Iinclude bench/ring_bench.cu \
- *        <build>/obj/gpudot_*.o -lcublas -o ring_bench && ./ring_bench [slot_cap_MiB [piece_KiB]]
+ *        <build>/obj/gpudot_*.o -lcublas -o ring_bench &&
+ *   ./ring_bench [slot_cap_MiB [piece_KiB [pack]]]     (pack: a GPUDOT_PACK_* number)
  * Median of 15 calls; input sets rotated so the last-level cache holds none of the data.
  */
 #include <algorithm>
@@ -39,7 +40,8 @@ int main(int argc, char **argv)
      * (KiB) through the engine's test hook, to compare settings in one build */
     size_t cap = argc > 1 ? (size_t)atoi(argv[1]) << 20 : 0;
     size_t piece = argc > 2 ? (size_t)atoi(argv[2]) << 10 : 0;
-    gpudot_cuda_set_staging_cap(cap, piece);
+    int pack = argc > 3 ? atoi(argv[3]) : GPUDOT_PACK_AUTO;
+    gpudot_cuda_set_staging_cap(cap, piece, pack);
     const size_t pool = (size_t)1 << 30; /* per operand: 1 GiB of pageable data */
     char *px = (char *)malloc(pool), *py = (char *)malloc(pool);
     if (!px || !py)
@@ -67,8 +69,8 @@ int main(int argc, char **argv)
     double rate = median(rv);
     cudaFreeHost(hp);
     cudaFree(dp);
-    printf("# pinned host->device %.1f GB/s; gdot (\"double\") on pageable host data; slot cap %zu MiB, piece %zu KiB\n",
-           rate / 1e9, cap >> 20, piece >> 10);
+    printf("# pinned host->device %.1f GB/s; gdot (\"double\") on pageable host data; slot cap %zu MiB, piece %zu KiB, pack %d (as done: %d)\n",
+           rate / 1e9, cap >> 20, piece >> 10, pack, gpudot_pack_way(pack));
     printf("%-7s %5s %10s %10s %7s\n", "class", "log2n", "us", "floor_us", "ratio");
     for (int dbl = 0; dbl < 2; dbl++) {
         for (int e = 20; e <= 26; e++) {

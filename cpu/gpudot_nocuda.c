@@ -46,10 +46,11 @@ const char *gpudot_cuda_last_error(void)
     return "gpudot was built without CUDA";
 }
 
-void gpudot_cuda_set_staging_cap(size_t bytes, size_t piece)
+void gpudot_cuda_set_staging_cap(size_t bytes, size_t piece, int pack)
 {
     (void)bytes;
     (void)piece;
+    (void)pack;
 }
 
 void gpudot_cuda_set_tile_from(size_t bytes, int blocks)

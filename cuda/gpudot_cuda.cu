@@ -43,6 +43,7 @@ struct Engine {
     size_t tickets_n = 0;
     size_t staging_cap = 0;
     size_t piece = 0; /* test hook: the ring's copy size (0: kPiece) */
+    int pack = GPUDOT_PACK_AUTO; /* test hook: how the ring's threads store */
     size_t tile_from = 0; /* test hooks: tile order from this many bytes a run (0: kTileFromBytes), */
     int blocks_cap = 0;   /* at most this many blocks a launch plans for (0: target_blocks) */
     cudaStream_t stream = 0; /* where kernels launch: 0, or the ring's compute stream */
@@ -496,7 +497,22 @@ constexpr size_t kSlotMax = (size_t)16 << 20;
 constexpr size_t kPiece = (size_t)4 << 20;
 constexpr size_t kPieceFirst = (size_t)256 << 10;
 constexpr size_t kPackUnit = (size_t)64 << 10;
-/* Calls of up to kPackNtUpTo bytes of operands pack with non-temporal stores, larger ones with
+/* How the packing threads store (cpu/gpudot_pack.c).  Where the CPU has cldemote: memcpy, then
+ * each line demoted from the core's caches to the shared last level (GPUDOT_PACK_DEMOTE), in
+ * slots of kSlotDemote: the copy engine then reads the packed lines from the last-level
+ * cache (no snoop of a core, no trip to memory), and slots this small are written again
+ * while their lines are still there.  ring_bench on the H100 machine (Xeon with a 300 MiB
+ * L3, 16 vCPUs; results/h100-ring-pack-ab-2026-11-23.txt), ratio to the pinned floor,
+ * medians of 3-6 rounds, the former default (below) -> demote in 4 MiB slots: single
+ * 2^22 1.43x -> 1.24x, 2^24 1.26x -> 1.13x, 2^26 1.11x -> 1.09x; double 2^22 1.34x ->
+ * 1.19x, 2^24 1.15x -> 1.10x, 2^26 1.09x -> 1.08x.  2 and 3 MiB slots did as well up to
+ * 2^24, 6 and 8 MiB worse (single 2^22 1.27-1.29x), demote in the default slots between
+ * (1.36x); 4 MiB slots without demote were worse than the default slots (single 2^24
+ * 1.78x).  Tried and dropped: AVX-512 streaming stores (a whole line each), as fast as
+ * memcpy alone (55-63 GB/s with 15 threads) but in the ring no better than the former
+ * default at 2^22 (single 1.45x) and worse from 2^24 (single 2^26 1.31x).
+ * Elsewhere (no cldemote: AMD, older Intel), the former default: calls of up to
+ * kPackNtUpTo bytes of operands pack with non-temporal stores, larger ones with
  * memcpy.  ring_bench, three alternating rounds on one H100 machine, ratio to the pinned
  * floor, memcpy -> streaming stores: single 2^20 2.96-3.02x -> 1.78-1.89x, 2^22 1.78-1.80x
  * -> 1.38-1.42x, 2^23 1.38-1.41x -> 1.28-1.34x; double 2^20 2.65-2.80x -> 1.50-1.56x, 2^22
@@ -506,6 +522,7 @@ constexpr size_t kPackUnit = (size_t)64 << 10;
  * engine reads lines still dirty in the CPU's caches; why that wins for long calls is not
  * established. */
 constexpr size_t kPackNtUpTo = (size_t)64 << 20;
+constexpr size_t kSlotDemote = (size_t)4 << 20;
 /* Packing runs in parallel above this many bytes, each thread taking >= kPackPerThread. */
 /* (1 MiB a thread packed ~7 GB/s in all for a 2 MiB chunk on the H100 machine: one
  * thread's memcpy speed; 128 KiB puts all 16 threads on a 2 MiB chunk) */
@@ -586,33 +603,9 @@ struct CopyJob {
     size_t len, stride, count;
 };
 
-/* memcpy, with non-temporal stores where nontemporal (see kPackNtUpTo): the packed bytes go
- * to memory instead of staying dirty in the CPU's caches */
-void copy_bytes(char *d, const char *s, size_t m, bool nontemporal)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    if (nontemporal && m >= 256) {
-        size_t head = (16 - ((uintptr_t)d & 15)) & 15;
-        memcpy(d, s, head);
-        d += head, s += head, m -= head;
-        for (; m >= 64; d += 64, s += 64, m -= 64) {
-            __m128i a = _mm_loadu_si128((const __m128i *)s);
-            __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
-            __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
-            __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
-            _mm_stream_si128((__m128i *)d, a);
-            _mm_stream_si128((__m128i *)(d + 16), b);
-            _mm_stream_si128((__m128i *)(d + 32), c);
-            _mm_stream_si128((__m128i *)(d + 48), e);
-        }
-    }
-#endif
-    memcpy(d, s, m);
-}
-
 /* Copies bytes [b0, b1) of the jobs' sources, taken back to back (job 0's bytes, then job
  * 1's), to their places in the jobs' destinations. */
-void copy_range(const CopyJob *jobs, int njobs, size_t b0, size_t b1, bool nontemporal)
+void copy_range(const CopyJob *jobs, int njobs, size_t b0, size_t b1, int way)
 {
     size_t base = 0;
     for (int j = 0; j < njobs && b0 < b1; j++) {
@@ -623,15 +616,12 @@ void copy_range(const CopyJob *jobs, int njobs, size_t b0, size_t b1, bool nonte
             size_t m = c.len - in;
             if (m > b1 - b0)
                 m = b1 - b0;
-            copy_bytes(c.dst + off, c.src + seg * c.stride + in, m, nontemporal);
+            gpudot_pack_copy(c.dst + off, c.src + seg * c.stride + in, m, way);
             b0 += m;
         }
         base += jb;
     }
-#if defined(__x86_64__) || defined(__i386__)
-    if (nontemporal) /* the streaming stores visible before the caller counts them packed */
-        _mm_sfence();
-#endif
+    gpudot_pack_fence(way); /* the stores visible before the caller counts them packed */
 }
 
 /* The job that packs the part of one operand that chunk (a0..a0+na, k0..k0+nk) needs into
@@ -685,7 +675,7 @@ struct Spin {
 struct RingWalk {
     const gpudot_dot_req *r;
     int has_y, whole_out, npmax;
-    bool nontemporal; /* pack with non-temporal stores (kPackNtUpTo) */
+    int way;          /* how the threads store (GPUDOT_PACK_*; kPackNtUpTo) */
     size_t esx, esy, eso, piece, first; /* largest piece; the first chunk's first piece */
     int64_t nk, a_per, k_per, nslab, nchunks;
     std::atomic<int64_t> ready[kSlots]; /* the chunk that may be packed into each slot */
@@ -789,7 +779,7 @@ struct RingWalk {
                         continue;
                     size_t b = lo + (size_t)(v & 0xffffffffu) * kPackUnit;
                     copy_range(h.jobs, h.njobs, b, hi - b < kPackUnit ? hi : b + kPackUnit,
-                               nontemporal);
+                               way);
                     count(c, p).fetch_add(1, std::memory_order_release);
                 }
             }
@@ -848,7 +838,7 @@ struct RingWalk {
                 CKS(cudaStreamWaitEvent(R.copy, R.used[s], 0), "cudaStreamWaitEvent");
             if (p < h.npieces) {
                 if (nw == 0)
-                    copy_range(h.jobs, h.njobs, lo, hi, nontemporal);
+                    copy_range(h.jobs, h.njobs, lo, hi, way);
                 size_t d0 = h.at(lo), d1 = h.at(hi - 1) + 1;
                 CKS(cudaMemcpyAsync(dx + d0, hx + d0, d1 - d0, cudaMemcpyHostToDevice, R.copy),
                     "cudaMemcpyAsync (upload)");
@@ -1014,10 +1004,11 @@ const char *gpudot_cuda_last_error(void)
     return E.err;
 }
 
-void gpudot_cuda_set_staging_cap(size_t bytes, size_t piece)
+void gpudot_cuda_set_staging_cap(size_t bytes, size_t piece, int pack)
 {
     E.staging_cap = bytes;
     E.piece = piece;
+    E.pack = pack > GPUDOT_PACK_AUTO && pack < GPUDOT_PACK_NWAYS ? pack : GPUDOT_PACK_AUTO;
 }
 
 void gpudot_cuda_set_tile_from(size_t bytes, int blocks)
@@ -1155,10 +1146,16 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     size_t out_all = (size_t)(r->nb * r->na) * eso;
     size_t bx_all = (size_t)(r->bx * r->kx * r->ax) * esx, by_all = (size_t)(r->by * r->ky * r->ay) * esy;
 
-    /* Slot size (see kSlotMid): packing, copying and reducing overlap from the second
-     * chunk on; the test cap forces small chunks. */
+    /* How the threads store (see kPackNtUpTo); slot size (see kSlotMid, kSlotDemote):
+     * packing, copying and reducing overlap from the second chunk on; the test cap forces
+     * small chunks. */
+    int way = gpudot_pack_way(E.pack != GPUDOT_PACK_AUTO ? E.pack : GPUDOT_PACK_DEMOTE);
+    if (E.pack == GPUDOT_PACK_AUTO && way != GPUDOT_PACK_DEMOTE)
+        way = bx_all + by_all <= kPackNtUpTo ? GPUDOT_PACK_STREAM : GPUDOT_PACK_PLAIN;
     size_t want = (bx_all + by_all) / 2;
-    size_t most = bx_all + by_all > kSlotMidUpTo ? kSlotMax : kSlotMid;
+    size_t most = way == GPUDOT_PACK_DEMOTE             ? kSlotDemote
+                  : bx_all + by_all > kSlotMidUpTo ? kSlotMax
+                                                    : kSlotMid;
     want = want < kSlotMin ? kSlotMin : want > most ? most : want;
     want = (want + (1 << 20) - 1) & ~(size_t)((1 << 20) - 1);
     GPUDOT_MARK(GPUDOT_STAGE_ENGINE_ENTRY);
@@ -1213,7 +1210,7 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     w.nk = nk, w.a_per = a_per, w.k_per = k_per, w.nslab = nslab;
     w.nchunks = ngroup * nslab;
     w.whole_out = whole_out;
-    w.nontemporal = bx_all + by_all <= kPackNtUpTo;
+    w.way = way;
     w.piece = E.piece ? E.piece : kPiece;
     w.first = kPieceFirst < w.piece ? kPieceFirst : w.piece;
     w.npmax = (int)(want / w.first + 2);

@@ -13,7 +13,8 @@
  *   __gpudot__ ("garray_free", id)
  *   x = __gpudot__ ("garray_gather", id)
  *   __gpudot__ ("release")                              free staging buffers
- *   __gpudot__ ("staging_cap", bytes[, piece])          test hook: force chunking
+ *   __gpudot__ ("staging_cap", bytes[, piece[, pack]])  test hook: force chunking; copy
+ *                                                       size; how the ring's threads store
  *   __gpudot__ ("tile_from", bytes[, blocks])           test hook: tile order from bytes,
  *                                                       launches of at most blocks
  *   __gpudot__ ("__fault__", what)                      test hook: launch | trap | alloc
@@ -1169,10 +1170,25 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         gpudot_cuda_release();
         update_lock();
     } else if (!strcmp(op, "staging_cap")) {
-        if (nrhs > 3)
-            gd_error("gpudot:badOption", "__gpudot__: staging_cap takes bytes and piece bytes");
+        /* pack: "auto" (the engine's choice), "plain", "stream" or "demote" (the
+         * GPUDOT_PACK_* in order) */
+        static const char *const ways[] = {"auto", "plain", "stream", "demote"};
+        if (nrhs > 4)
+            gd_error("gpudot:badOption", "__gpudot__: staging_cap takes bytes, piece bytes "
+                                         "and a way of packing");
         size_t cap = count_arg(op, nrhs >= 2 ? prhs[1] : NULL);
-        gpudot_cuda_set_staging_cap(cap, nrhs == 3 ? count_arg(op, prhs[2]) : 0);
+        size_t piece = nrhs >= 3 ? count_arg(op, prhs[2]) : 0;
+        int way = nrhs == 4 ? -1 : GPUDOT_PACK_AUTO;
+        char what[16] = "";
+        if (nrhs == 4 && mxIsChar(prhs[3]))
+            mxGetString(prhs[3], what, sizeof what);
+        for (int i = 0; i < GPUDOT_PACK_NWAYS && nrhs == 4; i++)
+            if (!strcmp(what, ways[i]))
+                way = i;
+        if (way < 0)
+            gd_error("gpudot:badOption", "__gpudot__: staging_cap's way of packing is \"auto\", "
+                                         "\"plain\", \"stream\" or \"demote\"");
+        gpudot_cuda_set_staging_cap(cap, piece, way);
     } else if (!strcmp(op, "tile_from")) {
         if (nrhs > 3)
             gd_error("gpudot:badOption", "__gpudot__: tile_from takes bytes and blocks");

@@ -151,8 +151,10 @@
 %! ## carries; piece sizes that are no multiple of 16 bytes make pieces straddle the x/y
 %! ## boundary of a chunk and end mid-element (piece 0: the default, the first chunk's
 %! ## pieces doubling from 256 KiB to 4 MiB; 1 MiB + 5: doubling from 256 KiB to it; below
-%! ## 256 KiB: all pieces that size); every accumulate mode, complex, gnorm and gcosine,
-%! ## against the CPU engine; settings with one slot cap (so the same chunks) agree bitwise
+%! ## 256 KiB: all pieces that size) and every way of packing (plain stores, streaming
+%! ## stores, stores + cache-line demotion); every accumulate mode, complex, gnorm
+%! ## and gcosine, against the CPU engine; settings with one slot cap (so the same chunks)
+%! ## agree bitwise
 %! unwind_protect
 %!   __gpudot__ ("release");
 %!   X = {randn(2^20+3, 1), randn(2^16, 9), randn(7, 2^16), complex(randn(2^18, 3), 1)};
@@ -165,12 +167,16 @@
 %!   endfor
 %!   refn = gnorm (X{1}, "accum", "compensated", "device", "cpu");
 %!   refc = gcosine (X{2}, X{2} + 1, "accum", "compensated", "device", "cpu");
-%!   settings = {[0, 0], [0, 40001], [0, 2^20 + 5], [256 * 1024, 0], [256 * 1024, 40001], ...
-%!               [256 * 1024, 65536], [300000, 4099]};
-%!   same_as_last = [false, true, true, false, true, true, false];
+%!   ## (the default slots depend on the way: no cap, no bitwise claim)
+%!   settings = {{0, 0, "auto"}, {0, 0, "plain"}, {0, 2^20 + 5, "stream"}, {0, 0, "demote"}, ...
+%!               {3 * 2^20, 0, "plain"}, {3 * 2^20, 40001, "stream"}, ...
+%!               {3 * 2^20, 2^20 + 5, "demote"}, {3 * 2^20, 0, "auto"}, ...
+%!               {256 * 1024, 0, "auto"}, {256 * 1024, 40001, "demote"}, ...
+%!               {256 * 1024, 65536, "stream"}, {300000, 4099, "plain"}};
+%!   same_as_last = [false, false, false, false, false, true, true, true, false, true, true, false];
 %!   first = {};
 %!   for j = 1:numel (settings)
-%!     __gpudot__ ("staging_cap", settings{j}(1), settings{j}(2));
+%!     __gpudot__ ("staging_cap", settings{j}{:});
 %!     got = cell (numel (X), numel (accs));
 %!     for i = 1:numel (X)
 %!       for a = 1:numel (accs)
@@ -327,6 +333,9 @@
 %!error id=gpudot:badOption __gpudot__ ("dot", 1, 1, [], "double", "tpu")
 %!error id=gpudot:badOption __gpudot__ ("frobnicate")
 %!error id=gpudot:badOption __gpudot__ ()
+%!error <way of packing> __gpudot__ ("staging_cap", 0, 0, "fast")
+%!error <way of packing> __gpudot__ ("staging_cap", 0, 0, 2)
+%!error id=gpudot:badOption __gpudot__ ("staging_cap", 0, 0, "plain", 1)
 ## without a GPU, "device","gpu" is an error, and the next call works
 %!testif ; ! gpudot_gpu_available ()
 %! try
