@@ -470,7 +470,8 @@ size_t esize(gpudot_type t, int cplx)
  * gpudot_cuda_release. */
 constexpr int kSlots = 3;
 /* Slot size (x and y of one chunk together): half the operands, at least kSlotMin, at
- * most kSlotMid up to kSlotMidUpTo bytes of operands and kSlotMax beyond.  A chunk costs
+ * most kSlotMid up to kSlotMidUpTo bytes of operands and kSlotMax beyond (kSlotDemote
+ * where the threads demote what they pack: see kPackNtUpTo).  A chunk costs
  * more than its bytes on the H100 machine (a pack region, copy, event and launch calls:
  * ~16 us of calls a chunk in bench/stages.m), so fewer, larger chunks win until the first
  * pack and the last copy, which overlap nothing, dominate.  bench/ring_bench.cu (the
@@ -522,7 +523,7 @@ constexpr size_t kPackUnit = (size_t)64 << 10;
  * engine reads lines still dirty in the CPU's caches; why that wins for long calls is not
  * established. */
 constexpr size_t kPackNtUpTo = (size_t)64 << 20;
-constexpr size_t kSlotDemote = (size_t)4 << 20;
+constexpr size_t kSlotDemote = (size_t)4 << 20; /* slots of a ring that demotes (above) */
 /* Packing runs in parallel above this many bytes, each thread taking >= kPackPerThread. */
 /* (1 MiB a thread packed ~7 GB/s in all for a 2 MiB chunk on the H100 machine: one
  * thread's memcpy speed; 128 KiB puts all 16 threads on a 2 MiB chunk) */

@@ -137,8 +137,8 @@ int gpudot_share(int want, int64_t lo, int64_t hi, int64_t *b, int64_t *e);
 gpudot_status gpudot_two_step(const gpudot_dot_req *r, gpudot_poll_fn poll, gpudot_pass_fn pass);
 
 /* Host copies into pinned staging memory for the CUDA engine's ring (cpu/gpudot_pack.c):
- * the ways of storing (AUTO: the ring's own choice by call size); gpudot_pack_way: the way
- * this CPU can do in place of `way`; gpudot_pack_copy: m bytes stored that way;
+ * the ways of storing (AUTO: the ring's own choice by CPU and call size); gpudot_pack_way:
+ * the way this CPU can do in place of `way`; gpudot_pack_copy: m bytes stored that way;
  * gpudot_pack_fence: after a thread's copies, before they count as packed. */
 enum { GPUDOT_PACK_AUTO = 0, GPUDOT_PACK_PLAIN, GPUDOT_PACK_STREAM, GPUDOT_PACK_DEMOTE,
        GPUDOT_PACK_NWAYS };
@@ -196,7 +196,7 @@ enum { GPUDOT_FAULT_NONE = 0, GPUDOT_FAULT_LAUNCH, GPUDOT_FAULT_TRAP, GPUDOT_FAU
 gpudot_status gpudot_cuda_inject(int fault);
 /* Test hooks of the staging ring: a cap on a slot (bytes, 0 = none) forces the chunked path;
  * `piece` sets the size of its copies (bytes, 0 = the default, kPiece); `pack` the way its
- * threads store (a GPUDOT_PACK_*; AUTO = by call size). */
+ * threads store (a GPUDOT_PACK_*; AUTO = the ring's own choice). */
 void gpudot_cuda_set_staging_cap(size_t bytes, size_t piece, int pack);
 /* Test hook: runs of at least `bytes` per operand take the tile order (0: the default
  * threshold, kTileFromBytes in gpudot_cuda.cu), and launches plan for at most `blocks`

@@ -1178,16 +1178,17 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                                          "and a way of packing");
         size_t cap = count_arg(op, nrhs >= 2 ? prhs[1] : NULL);
         size_t piece = nrhs >= 3 ? count_arg(op, prhs[2]) : 0;
-        int way = nrhs == 4 ? -1 : GPUDOT_PACK_AUTO;
-        char what[16] = "";
-        if (nrhs == 4 && mxIsChar(prhs[3]))
-            mxGetString(prhs[3], what, sizeof what);
-        for (int i = 0; i < GPUDOT_PACK_NWAYS && nrhs == 4; i++)
-            if (!strcmp(what, ways[i]))
-                way = i;
-        if (way < 0)
-            gd_error("gpudot:badOption", "__gpudot__: staging_cap's way of packing is \"auto\", "
-                                         "\"plain\", \"stream\" or \"demote\"");
+        int way = GPUDOT_PACK_AUTO;
+        if (nrhs == 4) {
+            char what[16] = "";
+            if (mxIsChar(prhs[3]))
+                mxGetString(prhs[3], what, sizeof what);
+            for (way = GPUDOT_PACK_NWAYS - 1; way >= 0 && strcmp(what, ways[way]); way--)
+                ;
+            if (way < 0)
+                gd_error("gpudot:badOption", "__gpudot__: staging_cap's way of packing is "
+                                             "\"auto\", \"plain\", \"stream\" or \"demote\"");
+        }
         gpudot_cuda_set_staging_cap(cap, piece, way);
     } else if (!strcmp(op, "tile_from")) {
         if (nrhs > 3)
