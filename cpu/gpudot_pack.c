@@ -46,12 +46,15 @@ __attribute__((target("cldemote"))) static void demote(char *d, size_t m)
         _cldemote((void *)a);
 }
 
+/* asked once: cpuid is a trap to the hypervisor in a VM, and the ring asks every call */
 static int has_cldemote(void)
 {
-    unsigned a, b, c, d;
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
-        return 0;
-    return (c >> 25) & 1u;
+    static int known = -1;
+    if (known < 0) {
+        unsigned a, b, c, d;
+        known = __get_cpuid_count(7, 0, &a, &b, &c, &d) ? (int)((c >> 25) & 1u) : 0;
+    }
+    return known;
 }
 #endif
 

@@ -190,6 +190,19 @@ static char *get_string(const mxArray *a)
     return mxArrayToString(a);
 }
 
+/* The index of the string a among names[0 .. n), or -1 where a is no string or none of them. */
+static int name_index(const mxArray *a, const char *const *names, int n)
+{
+    char *s = get_string(a);
+    int k = -1;
+    for (int i = 0; s && i < n && k < 0; i++)
+        if (!strcmp(s, names[i]))
+            k = i;
+    if (s)
+        mxFree(s);
+    return k;
+}
+
 /* ---- shapes ---- */
 
 typedef struct {
@@ -558,15 +571,10 @@ static const char *const ladder_names[] = {"atomic", "shared", "shuffle", "vecto
 
 static int parse_kernel(const mxArray *a, int *k)
 {
-    char *s = get_string(a);
-    if (!s)
-        return 0;
-    int found = 0;
-    for (int i = 0; i < 5; i++)
-        if (!strcmp(s, ladder_names[i]))
-            *k = i, found = 1;
-    mxFree(s);
-    return found;
+    int i = name_index(a, ladder_names, (int)(sizeof ladder_names / sizeof *ladder_names));
+    if (i >= 0)
+        *k = i;
+    return i >= 0;
 }
 
 static void bad_dim(const char *fn)
@@ -1153,13 +1161,7 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
          * launch is refused, the next kernel traps (the context is lost), or the next
          * device allocation fails */
         static const char *const names[] = {"none", "launch", "trap", "alloc"};
-        char what[16] = "";
-        if (nrhs == 2 && mxIsChar(prhs[1]))
-            mxGetString(prhs[1], what, sizeof what);
-        int f = -1;
-        for (int i = 0; i < (int)(sizeof names / sizeof *names); i++)
-            if (!strcmp(what, names[i]))
-                f = i;
+        int f = nrhs == 2 ? name_index(prhs[1], names, (int)(sizeof names / sizeof *names)) : -1;
         if (f < 0)
             gd_error("gpudot:badOption", "__gpudot__: __fault__ takes \"none\", \"launch\", "
                                          "\"trap\" or \"alloc\"");
@@ -1178,17 +1180,11 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                                          "and a way of packing");
         size_t cap = count_arg(op, nrhs >= 2 ? prhs[1] : NULL);
         size_t piece = nrhs >= 3 ? count_arg(op, prhs[2]) : 0;
-        int way = GPUDOT_PACK_AUTO;
-        if (nrhs == 4) {
-            char what[16] = "";
-            if (mxIsChar(prhs[3]))
-                mxGetString(prhs[3], what, sizeof what);
-            for (way = GPUDOT_PACK_NWAYS - 1; way >= 0 && strcmp(what, ways[way]); way--)
-                ;
-            if (way < 0)
-                gd_error("gpudot:badOption", "__gpudot__: staging_cap's way of packing is "
-                                             "\"auto\", \"plain\", \"stream\" or \"demote\"");
-        }
+        int way = nrhs == 4 ? name_index(prhs[3], ways, (int)(sizeof ways / sizeof *ways))
+                            : GPUDOT_PACK_AUTO;
+        if (way < 0)
+            gd_error("gpudot:badOption", "__gpudot__: staging_cap's way of packing is \"auto\", "
+                                         "\"plain\", \"stream\" or \"demote\"");
         gpudot_cuda_set_staging_cap(cap, piece, way);
     } else if (!strcmp(op, "tile_from")) {
         if (nrhs > 3)
