@@ -1,7 +1,7 @@
-# Builds __gpudot__.mex.  Used in place (make -f mex.mk SRC=. OUT=build LINK_ENTRIES=1,
-# which also links gdot.mex, gnorm.mex, gcosine.mex to it, each beside its .m for help) and,
-# copied to src/Makefile by `make dist`, by `pkg install` (SRC=. OUT=.; there post_install.m
-# makes the links, since pkg copies files and a copy would be a second, separate library).
+# Builds __gpudot__.mex and the compiled entries gdot.oct, gnorm.oct, gcosine.oct (linked
+# against it).  Used in place (make -f mex.mk SRC=. OUT=build LINK_ENTRIES=1, which also
+# copies the .m files beside them) and, copied to src/Makefile by `make dist`, by
+# `pkg install` (SRC=. OUT=.; the help comes from ../inst/*.m there).
 #
 #   CUDA_HOME, NVCC     CUDA toolkit (default /usr/local/cuda); without nvcc: a CPU-only MEX
 #   MKOCTFILE           Octave's mkoctfile
@@ -41,13 +41,17 @@ ENGINE_LIBS :=
 endif
 
 MEX := $(OUT)/__gpudot__.mex
-# Public entry points: hard links to the one MEX (one file, one state); see post_install.m.
+# Public entry points: gdot.oct (mex/gpudot_entry.cc, linked against the MEX, so one state),
+# copied as gnorm.oct and gcosine.oct; their help comes from the .m files of the same names
+# (m/ here, ../inst/ in the package's src/).
 ENTRIES := gdot gnorm gcosine
+ENTRY_OCTS := $(foreach f,$(ENTRIES),$(OUT)/$(f).oct)
+HELPDIR ?= $(firstword $(wildcard $(SRC)/m $(SRC)/../inst))
 OCTLIBDIR := $(shell $(MKOCTFILE) -p OCTLIBDIR 2>/dev/null)
 
-all: $(MEX)
+all: $(MEX) $(ENTRY_OCTS)
 ifeq ($(LINK_ENTRIES),1)
-	for f in $(ENTRIES); do ln -f $(MEX) $(OUT)/$$f.mex && cp $(SRC)/m/$$f.m $(OUT)/; done
+	for f in $(ENTRIES); do cp $(SRC)/m/$$f.m $(OUT)/; done
 endif
 ifneq ($(HAVE_NVCC),yes)
 	@echo "gpudot: nvcc not found ($(NVCC)): built a CPU-only MEX"
@@ -63,12 +67,28 @@ $(OBJ)/gpudot_cuda.o: $(SRC)/cuda/gpudot_cuda.cu $(SRC)/cuda/reduce_kernels.cuh 
                       $(SRC)/include/gpudot.h $(SRC)/include/gpudot_math.h | $(OBJ)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
-$(MEX): $(SRC)/mex/__gpudot__.c $(SRC)/include/gpudot.h $(ENGINE_OBJS)
+$(MEX): $(SRC)/mex/__gpudot__.c $(SRC)/mex/gpudot_entry.h $(SRC)/include/gpudot.h $(ENGINE_OBJS)
 	$(MKOCTFILE) --mex -R2018a -I$(SRC)/include $(DEFS) -o $@ $(SRC)/mex/__gpudot__.c \
 	    $(ENGINE_OBJS) $(ENGINE_LIBS) -lgomp -L$(OCTLIBDIR) -loctinterp -loctave -Wl,--no-undefined
 
+$(OBJ)/gpudot_help.h: $(SRC)/mex/help_string.awk $(foreach f,$(ENTRIES),$(HELPDIR)/$(f).m) | $(OBJ)
+	for f in $(ENTRIES); do awk -v name=$$f -f $(SRC)/mex/help_string.awk $(HELPDIR)/$$f.m || exit 1; done > $@.tmp
+	mv $@.tmp $@
+
+# Linked against the MEX by file name, found beside it at load time ($$ORIGIN; escaped once
+# for this shell and once for mkoctfile's), so the dynamic loader maps the one library that
+# Octave loads as __gpudot__.
+$(OUT)/gdot.oct: $(SRC)/mex/gpudot_entry.cc $(SRC)/mex/gpudot_entry.h $(SRC)/include/gpudot.h \
+                 $(OBJ)/gpudot_help.h $(MEX)
+	$(MKOCTFILE) -I$(SRC)/include -I$(SRC)/mex -I$(OBJ) -o $@ $(SRC)/mex/gpudot_entry.cc \
+	    -L$(OUT) -l:__gpudot__.mex '-Wl,-rpath,\$$ORIGIN' -L$(OCTLIBDIR) -loctinterp -loctave \
+	    -Wl,--no-undefined
+
+$(OUT)/gnorm.oct $(OUT)/gcosine.oct: $(OUT)/gdot.oct
+	cp -f $< $@
+
 clean:
-	rm -rf $(OBJ) $(MEX) $(OUT)/__gpudot__.o $(foreach f,$(ENTRIES),$(OUT)/$(f).mex $(OUT)/$(f).m)
+	rm -rf $(OBJ) $(MEX) $(OUT)/__gpudot__.o $(foreach f,$(ENTRIES),$(OUT)/$(f).mex $(OUT)/$(f).oct $(OUT)/$(f).o $(OUT)/$(f).m) $(OUT)/gpudot_entry.o
 
 .PHONY: all clean
 

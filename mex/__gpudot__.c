@@ -1,6 +1,9 @@
 /*
- * __gpudot__: the only mexFunction of gpudot.  Internal: users call the .m wrappers, which
- * carry the help text; this gateway validates again (it can be called directly), maps
+ * __gpudot__: the only mexFunction of gpudot.  Internal: users call gdot, gnorm and gcosine
+ * (compiled entries, mex/gpudot_entry.cc, linked against this library: their common call
+ * runs through gpudot_entry_* below, the rest comes here as "__entry__") and garray.m; the
+ * .m files carry the help text.  This gateway validates every call (it can be called
+ * directly), maps
  * Octave arrays to the engine's canonical form, picks the engine, owns the engine's
  * persistent state through mexLock/mexAtExit, and is the only place errors are raised.
  *
@@ -18,6 +21,9 @@
  *   __gpudot__ ("tile_from", bytes[, blocks])           test hook: tile order from bytes,
  *                                                       launches of at most blocks
  *   __gpudot__ ("__fault__", what)                      test hook: launch | trap | alloc
+ *   r = __gpudot__ ("__entry__", name, args...)         gdot, gnorm or gcosine (args...):
+ *                                                       the compiled entries' other calls
+ *   n = __gpudot__ ("__entry_calls__")                  test hook: calls of their fast path
  */
 #include <math.h>
 #include <stdarg.h>
@@ -31,6 +37,7 @@
 #include "quit.h"
 
 #include "gpudot.h"
+#include "gpudot_entry.h"
 #include "gpudot_math.h"
 
 #define MAXDIMS 64
@@ -136,13 +143,15 @@ static void raise_status(const char *fn, gpudot_status st, const char *detail)
 }
 
 /* Keeps the MEX in memory while the engine owns device memory or garrays live, so `clear
- * all` can neither strand nor double-free it; mexAtExit frees it when Octave exits.  The
- * lock and the exit hook always belong to the __gpudot__ entry: a call through gdot.mex
- * (a hard link to this file) asks __gpudot__ to take or drop them, so that clearing an
- * unlocked entry never runs the exit hook while another holds the state.  Locked exactly
- * while memory is held, so an exit hook that runs on an unlocked entry frees nothing live. */
-static void lock_here(int lock)
+ * all` can neither strand nor double-free it; mexAtExit frees it when Octave exits.  Locked
+ * exactly while memory is held, so an exit hook that runs unlocked frees nothing live.
+ * (The compiled entries, linked against this library, never lock: their fast path runs
+ * only where the lock would stay as it is; see gpudot_entry_garray.) */
+static void update_lock(void)
 {
+    int lock = gpudot_cuda_holds_memory() || ngarr > 0;
+    if (lock == locked)
+        return;
     if (lock) {
         mexLock();
         if (!at_exit_set) {
@@ -153,20 +162,6 @@ static void lock_here(int lock)
         mexUnlock();
     }
     locked = lock;
-}
-
-static void update_lock(void)
-{
-    int holds = gpudot_cuda_holds_memory() || ngarr > 0;
-    if (holds == locked)
-        return;
-    if (!strcmp(mexFunctionName(), "__gpudot__")) {
-        lock_here(holds);
-    } else {
-        mxArray *op = mxCreateString(holds ? "__lock__" : "__unlock__");
-        mexCallMATLAB(0, NULL, 1, &op, "__gpudot__");
-        mxDestroyArray(op);
-    }
 }
 
 /* A count argument (bytes, blocks) of a test hook `op`: a numeric scalar >= 0; NULL where
@@ -497,7 +492,7 @@ static void resolve(const char *fn, const char *name, const mxArray *a, operand_
 {
     memset(o, 0, sizeof *o);
     if (!mxIsNumeric(a) && mxIsClass(a, "garray")) {
-        /* a garray object itself (the MEX entry points get these): its id names resident
+        /* a garray object itself (the "__entry__" calls get these): its id names resident
          * data (one scalar property read); otherwise its ref property holds the data,
          * where no GPU is usable, or marks it deleted */
         mxArray *idp = prop_of(a, "id");
@@ -640,8 +635,8 @@ static int is_option_name(const mxArray *a)
 
 /*
  * The public entries, called as gdot (x, y, [dim], name, value, ...), gcosine (same) and
- * gnorm (x, [p], [dim], name, value, ...): the .m files of the same names hold the help and
- * the same logic for when they run instead of the MEX (see post_install.m).
+ * gnorm (x, [p], [dim], name, value, ...), through "__entry__": the .m files of the same
+ * names hold the help and the same logic for when they run instead of the compiled entries.
  */
 static void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
                          call_t *c)
@@ -936,6 +931,64 @@ static void op_ladder(const char *fn, const call_t *c, int nlhs, mxArray *plhs[]
         plhs[1] = mxCreateDoubleScalar(ms);
 }
 
+/* ---- the compiled entries' fast paths (mex/gpudot_entry.h) ----
+ * gdot.oct, gnorm.oct and gcosine.oct call these for their common call, one reduction of
+ * whole vectors, without the MEX interface; their other calls come here through
+ * __gpudot__ ("__entry__", name, args...). */
+
+int gpudot_entry_host_quiet(void)
+{
+    return warned_no_device || gpudot_cuda_available();
+}
+
+/* `locked`: garrays live, so the lock is held and a call leaves it so (update_lock). */
+int gpudot_entry_garray(int64_t id, const void **d, int64_t *numel, int *vector, int *single,
+                        int *cplx)
+{
+    const garr_t *g = locked ? garr_find(id) : NULL;
+    if (!g || !g->d)
+        return 0;
+    int64_t n = 1;
+    for (int j = 0; j < g->nd; j++)
+        n *= (int64_t)g->dims[j];
+    *d = g->d;
+    *numel = n;
+    *vector = g->nd == 2 && (g->dims[0] == 1 || g->dims[1] == 1);
+    *single = g->single;
+    *cplx = g->cplx;
+    return 1;
+}
+
+/* op_reduce on two vectors of n elements: dot's vector rule makes both n x 1, the
+ * reduction runs along dimension 1 (nb = na = 1, nk = n, every extent 1); a norm's Y is its
+ * X without data. */
+static double entry_calls = 0; /* test hook: __gpudot__ ("__entry_calls__") */
+
+gpudot_status gpudot_entry_vector(gpudot_op op, int single, int cx, int cy, const void *x,
+                                  const void *y, int64_t n, int dev, void *out)
+{
+    int has_y = op != GPUDOT_OP_NORM;
+    entry_calls++;
+    gpudot_dot_req r;
+    memset(&r, 0, sizeof r);
+    r.op = op;
+    r.pk = GD_P_TWO;
+    r.p = 2;
+    r.type = single ? GPUDOT_F32 : GPUDOT_F64;
+    r.cx = cx;
+    r.cy = has_y && cy;
+    r.accum = GPUDOT_ACC_DOUBLE;
+    r.nb = 1, r.nk = n, r.na = 1;
+    r.bx = 1, r.kx = n, r.ax = 1;
+    r.by = 1, r.ky = n, r.ay = 1;
+    r.x = x;
+    r.y = has_y ? y : NULL;
+    r.x_dev = dev;
+    r.y_dev = has_y && dev;
+    r.out = out;
+    return dev ? gpudot_cuda_dot(&r, poll_interrupt) : gpudot_cpu_dot(&r, poll_interrupt);
+}
+
 /* ---- garray ops ---- */
 
 /* [id, on_device] = __gpudot__ ("garray_new", x) */
@@ -1055,9 +1108,8 @@ static void op_info(mxArray *plhs[])
     plhs[0] = s;
 }
 
-/* The public names: gdot.mex, gnorm.mex and gcosine.mex are hard links to this file (one
- * loaded library, one state: the dynamic loader maps one inode once), so Octave calls the
- * gateway directly, without an interpreted wrapper in between (~15-30 us a call). */
+/* The public names, answered through __gpudot__ ("__entry__", name, args...) for the
+ * compiled entries (mex/gpudot_entry.cc) where their fast path does not answer. */
 static const struct {
     const char *name;
     gpudot_op op;
@@ -1067,12 +1119,10 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-    /* __lock__ and __unlock__ come from update_lock inside another call of this library:
-     * they must leave that call's property copies alone */
     char op[16] = "";
     if (nrhs == 1 && mxIsChar(prhs[0]))
         mxGetString(prhs[0], op, sizeof op);
-    if (!strcmp(op, "__stages__") && !strcmp(mexFunctionName(), "__gpudot__")) {
+    if (!strcmp(op, "__stages__")) {
         /* bench/stages.m; answered here, before the first mark of a call */
 #ifdef GPUDOT_STAGES
         plhs[0] = mxCreateDoubleMatrix(1, GPUDOT_NSTAGES, mxREAL);
@@ -1083,42 +1133,50 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 #endif
     }
     GPUDOT_MARK(GPUDOT_STAGE_CALL);
-    int nested = !strcmp(op, "__lock__") || !strcmp(op, "__unlock__");
-    if (!nested)
-        props_free(); /* left by a call that ended in an error */
+    props_free(); /* left by a call that ended in an error */
     dispatch(nlhs, plhs, nrhs, prhs);
-    if (!nested)
-        props_free();
+    props_free();
     GPUDOT_MARK(GPUDOT_STAGE_EXIT);
+}
+
+/* A call of public entry e with the user's arguments. */
+static void call_public(size_t e, int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    const char *fn = public_entries[e].name;
+    gpudot_op op = public_entries[e].op;
+    call_t c;
+    parse_public(fn, op, nrhs, prhs, &c);
+    c.x = public_operand(fn, "X", c.x);
+    if (op != GPUDOT_OP_NORM)
+        c.y = public_operand(fn, "Y", c.y);
+    GPUDOT_MARK(GPUDOT_STAGE_PARSE);
+    if (c.kernel >= 0)
+        op_ladder(fn, &c, nlhs, plhs);
+    else
+        op_reduce(fn, op, &c, plhs);
 }
 
 static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-    const char *self = mexFunctionName();
-    for (size_t e = 0; e < sizeof public_entries / sizeof *public_entries; e++) {
-        if (!strcmp(self, public_entries[e].name)) {
-            const char *fn = public_entries[e].name;
-            gpudot_op op = public_entries[e].op;
-            call_t c;
-            (void)nlhs;
-            parse_public(fn, op, nrhs, prhs, &c);
-            c.x = public_operand(fn, "X", c.x);
-            if (op != GPUDOT_OP_NORM)
-                c.y = public_operand(fn, "Y", c.y);
-            GPUDOT_MARK(GPUDOT_STAGE_PARSE);
-            if (c.kernel >= 0)
-                op_ladder(fn, &c, nlhs, plhs);
-            else
-                op_reduce(fn, op, &c, plhs);
-            return;
-        }
-    }
+    size_t ne = sizeof public_entries / sizeof *public_entries;
     if (nrhs < 1 || !mxIsChar(prhs[0]))
         gd_error("gpudot:badOption", "__gpudot__: first argument must be an op name");
     char op[32];
     mxGetString(prhs[0], op, sizeof op);
     call_t c;
-    if (!strcmp(op, "dot")) {
+    if (!strcmp(op, "__entry__")) {
+        /* __gpudot__ ("__entry__", name, args...): the compiled entries' calls that are
+         * not their fast path (mex/gpudot_entry.cc) */
+        char name[16] = "";
+        if (nrhs >= 2 && mxIsChar(prhs[1]))
+            mxGetString(prhs[1], name, sizeof name);
+        size_t e = 0;
+        while (e < ne && strcmp(name, public_entries[e].name))
+            e++;
+        if (e == ne)
+            gd_error("gpudot:badOption", "__gpudot__: __entry__ takes gdot, gnorm or gcosine");
+        call_public(e, nlhs, plhs, nrhs - 2, prhs + 2);
+    } else if (!strcmp(op, "dot")) {
         parse_internal("gdot", GPUDOT_OP_DOT, nrhs, prhs, &c);
         op_reduce("gdot", GPUDOT_OP_DOT, &c, plhs);
     } else if (!strcmp(op, "norm")) {
@@ -1150,8 +1208,8 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         op_garray_free(nrhs, prhs);
     } else if (!strcmp(op, "garray_gather")) {
         op_garray_gather(nrhs, prhs, plhs);
-    } else if (!strcmp(op, "__lock__") || !strcmp(op, "__unlock__")) {
-        lock_here(!strcmp(op, "__lock__"));
+    } else if (!strcmp(op, "__entry_calls__")) { /* tests: calls the fast path answered */
+        plhs[0] = mxCreateDoubleScalar(entry_calls);
     } else if (!strcmp(op, "__ping__")) { /* bench: the GPU round-trip floor */
         gpudot_status st = gpudot_cuda_ping();
         if (st != GPUDOT_OK)

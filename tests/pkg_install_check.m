@@ -11,12 +11,16 @@ disp (s);
 assert (gdot ([1 2 3], [4 5 6]), 32);
 assert (! isempty (strfind (which ("gdot"), prefix)));
 printf ("pkg install + pkg load gpudot %s: ok\n", s.version);
-## gdot, gnorm and gcosine are the MEX itself (hard links made by post_install.m), each
-## beside its .m with the help
+## gdot, gnorm and gcosine are the compiled entries beside __gpudot__.mex, linked against
+## it (one library, one state), with the help of the .m files built in
 for f = {"gdot", "gnorm", "gcosine"}
   w = which (f{1});
-  assert (regexp (w, '\.mex$', "once") > 0, w);
-  assert (stat (w).ino, stat (which ("__gpudot__")).ino);
-  assert (exist (strrep (w, ".mex", ".m"), "file") == 2);
+  assert (regexp (w, '\.oct$', "once") > 0, w);
+  assert (fileparts (w), fileparts (which ("__gpudot__")));
+  [text, format] = get_help_text (f{1});
+  assert (format, "texinfo");
+  assert (! isempty (strfind (text, [f{1} " (@var{x}"])), text);
 endfor
-printf ("entry points: hard links to __gpudot__.mex, help beside them: ok\n");
+assert (gnorm ([3 4]), 5);
+assert (gcosine ([1 0], [2 0]), 1);
+printf ("entry points: %s.oct etc. beside __gpudot__.mex, with help: ok\n", "gdot");

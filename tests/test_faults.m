@@ -9,20 +9,25 @@
 
 %!function out = sigint_run (device, n, cls)
 %! ## a child runs long calls in a loop; once it says it started, send it SIGINT: the call
-%! ## under way must stop with gpudot:interrupted and the next call must work
+%! ## under way must stop with gpudot:interrupted and the next call must work.  Device
+%! ## "auto": gnorm (x), the compiled entry's fast path (no MEX call)
+%! call = sprintf ("gnorm (x, 3.5, 'device', '%s')", device);
+%! if (strcmp (device, "auto"))
+%!   call = "gnorm (x)";
+%! endif
 %! marker = [tempname() ".started"];
 %! outfile = [tempname() ".out"];
 %! code = sprintf (["x = rand (%d, 1, '%s') + 0.5;\n" ...
 %!                  "try\n" ...
 %!                  "  fclose (fopen ('%s', 'w'));\n" ...
-%!                  "  for i = 1:400, gnorm (x, 3.5, 'device', '%s'); end\n" ...
+%!                  "  for i = 1:400, %s; end\n" ...
 %!                  "  printf ('NOT INTERRUPTED\\n');\n" ...
 %!                  "catch err\n" ...
 %!                  "  printf ('caught %%s [%%s]\\n', err.identifier, err.message);\n" ...
 %!                  "end\n" ...
 %!                  "printf ('next %%.17g\\n', gdot ([1 2 3], [4 5 6], 'device', '%s'));\n" ...
 %!                  "printf ('norm %%.17g %%.17g\\n', gnorm (x(1:1000), 3.5, 'device', '%s'), norm (double (x(1:1000)), 3.5));\n"],
-%!                 n, cls, marker, device, device, device);
+%!                 n, cls, marker, call, device, device);
 %! pid = child_octave (code, "", outfile);
 %! t0 = tic ();
 %! while (! exist (marker, "file") && toc (t0) < 300)
@@ -58,6 +63,10 @@
 %! ## Ctrl-C during a long call on the CPU engine (not under compute-sanitizer, which
 %! ## handles SIGINT itself)
 %! check_sigint ("cpu", 2^25, "double");
+
+%!testif ; isempty (getenv ("GPUDOT_SANITIZE"))
+%! ## the same on the fast path of the compiled entries (gnorm (x): host data, "auto")
+%! check_sigint ("auto", 2^25, "double");
 
 %!testif ; gpudot_gpu_available () && isempty (getenv ("GPUDOT_SANITIZE"))
 %! ## Ctrl-C during a long call on host data through the GPU's staging ring

@@ -357,14 +357,105 @@
 %! assert (numel (strfind (out, "no usable CUDA device")), 1);
 %! assert (! isempty (strfind (out, "gpudot:noDevice")));
 
-## the public names are entry points of the one MEX (hard links: shared state), with help
+## the public names are compiled entries (gdot.oct, copied as gnorm.oct and gcosine.oct,
+## each linked against __gpudot__.mex: one state), with the .m files' help
 %!test
-%! w = which ("gdot");
-%! if (regexp (w, '\.mex$', "once"))
-%!   for f = {"gdot", "gnorm", "gcosine"}
-%!     assert (stat (which (f{1})).ino, stat (which ("__gpudot__")).ino);
-%!   endfor
-%!   [text, format] = get_help_text ("gdot");     # what help shows, before makeinfo
+%! for f = {"gdot", "gnorm", "gcosine"}
+%!   w = which (f{1});
+%!   assert (regexp (w, '\.oct$', "once") > 0, w);
+%!   assert (fileparts (w), fileparts (which ("__gpudot__")));
+%!   [text, format] = get_help_text (f{1});     # what help shows, before makeinfo
 %!   assert (format, "texinfo");
-%!   assert (! isempty (strfind (text, "gdot (@var{x}, @var{y})")));
-%! endif
+%!   assert (! isempty (strfind (text, [f{1} " (@var{x}"])), text);
+%!   assert (! isempty (strfind (text, "@end deftypefn")), text);
+%! endfor
+
+%!function check_entry_fast (f, varargin)
+%! ## one call of the compiled entry f: answered by its fast path, with the MEX path's
+%! ## value, bit for bit, class and complexity included
+%! c0 = __gpudot__ ("__entry_calls__");
+%! a = feval (f, varargin{:});
+%! assert (__gpudot__ ("__entry_calls__"), c0 + 1);
+%! b = __gpudot__ ("__entry__", f, varargin{:});
+%! assert (__gpudot__ ("__entry_calls__"), c0 + 1);
+%! assert (class (a), class (b));
+%! assert (iscomplex (a), iscomplex (b));
+%! assert (size (a), [1 1]);
+%! assert (a, b);                            # exact: tolerance 0
+
+%!test
+%! ## the fast path: whole vectors of one class, no options (host data, "auto")
+%! warning ("off", "gpudot:noDevice", "local");
+%! gdot (1, 2);                              # the session's warning given, if any
+%! randn ("seed", 11);
+%! for n = [1 2 7 31 32 33 1000 4097 (2^15 + 3) (2^17 + 1)]
+%!   for cls = {"single", "double"}
+%!     for cx = 0:1
+%!       for cy = 0:1
+%!         x = cast (randn (n, 1) + cx * 1i * randn (n, 1), cls{1});
+%!         y = cast (randn (1, n) + cy * 1i * randn (1, n), cls{1});
+%!         check_entry_fast ("gdot", x, y);
+%!         check_entry_fast ("gdot", y, x.');
+%!         check_entry_fast ("gcosine", x, y);
+%!       endfor
+%!     endfor
+%!     check_entry_fast ("gnorm", x);
+%!     check_entry_fast ("gnorm", x.');
+%!   endfor
+%! endfor
+%! assert (gdot ([1i 2], [1i 2]), 5);         # conj (x) . y, narrowed to real as dot
+%! assert (isreal (gdot ([1i 2], [1i 2])));
+
+%!test
+%! ## everything else goes to the MEX (same answers as before): options, matrices, mixed
+%! ## classes, ranges, integers, sparse, logical, empty, objects, a DIM
+%! warning ("off", "gpudot:noDevice", "local");
+%! gdot (1, 2);
+%! c0 = __gpudot__ ("__entry_calls__");
+%! assert (gdot ([1 2 3], [4 5 6], "accum", "native"), 32);
+%! assert (gdot ([1 2; 3 4], [1 2; 3 4]), [10 20]);
+%! assert (gdot (single ([1 2 3]), [4 5 6]), single (32));
+%! assert (gdot (1:3, 4:6), 32);
+%! assert (gdot (int8 ([1 2 3]), [4 5 6]), 32);
+%! assert (gdot (sparse ([1 2 3]), [4 5 6]), 32);
+%! assert (gdot ([], []), dot ([], []));
+%! assert (gdot ([1 2 3], [4 5 6], 2), 32);
+%! assert (gnorm ([3 4], 1), 7);
+%! assert (gnorm ([3 4 0]'), 5);
+%! assert (gcosine ([1 0], [1 0], 2), 1);
+%! assert (__gpudot__ ("__entry_calls__"), c0 + 1);   # only gnorm ([3 4 0]')
+%!error id=gpudot:badType gdot (true (1, 3), [1 2 3])
+%!error <Invalid call to gdot> gdot ([1 2 3])
+%!error id=gpudot:sizeMismatch gdot ([1 2 3], [1 2])
+%!error id=gpudot:badOption __gpudot__ ("__entry__", "gfoo", 1, 2)
+
+%!testif ; gpudot_gpu_available ()
+%! ## resident vectors (two garrays of one class): the fast path too, with the MEX path's bits
+%! randn ("seed", 12);
+%! for n = [1 33 4097 (2^16 + 1) (2^20 + 7)]
+%!   for cls = {"single", "double"}
+%!     for cx = 0:1
+%!       x = cast (randn (n, 1) + cx * 1i * randn (n, 1), cls{1});
+%!       y = cast (randn (n, 1), cls{1});
+%!       g = garray (x);  h = garray (y);  hr = garray (y.');
+%!       check_entry_fast ("gdot", g, h);
+%!       check_entry_fast ("gdot", h, g);
+%!       check_entry_fast ("gdot", g, hr);
+%!       check_entry_fast ("gcosine", g, h);
+%!       check_entry_fast ("gnorm", g);
+%!       assert (gdot (g, h), gdot (x, y), 8 * n * eps (cls{1}) * gdot (abs (x), abs (y)));
+%!       c0 = __gpudot__ ("__entry_calls__");
+%!       gdot (g, y);                          # a host operand: the MEX uploads it
+%!       fail ("gdot (g, garray (x([1:end 1])))", "sizes of X and Y");  # the MEX says so
+%!       assert (__gpudot__ ("__entry_calls__"), c0);
+%!     endfor
+%!   endfor
+%! endfor
+%! g = garray ([1 2 3]);  h = garray (single ([4 5 6]));
+%! c0 = __gpudot__ ("__entry_calls__");
+%! fail ("gdot (g, h)", "garrays of different classes");
+%! M = garray (magic (3));
+%! assert (gdot (M, M), sum (magic (3) .^ 2));
+%! delete (g);
+%! fail ("gdot (g, g)", "no longer exists|deleted");
+%! assert (__gpudot__ ("__entry_calls__"), c0);

@@ -1,0 +1,134 @@
+/*
+ * gdot, gnorm and gcosine as compiled Octave functions (built once as gdot.oct, copied as
+ * gnorm.oct and gcosine.oct; each file defines all three and holds no state).
+ *
+ * Why not the MEX itself: a MEX call wraps every argument and result in an mxArray, and the
+ * gateway must ask Octave for each operand's class, dimensions and data through that layer
+ * (each a few allocations in Octave 7).  On 2^10 single elements from Octave, in loops of
+ * rotating inputs on the CPU-only machine, an empty MEX with two arguments cost 8.2 us a
+ * call against 7.3 for an empty .oct, and gdot through the MEX 9.6 us against 9.1 for the
+ * built-in dot; on the H100 machine's VM the MEX's share doubled (gdot 11.2 against dot 9.2,
+ * 1.22-1.30x at 2^10-2^14, issue 5 target 6).
+ *
+ * The common call, one reduction of whole vectors of one class with no options (host data
+ * under "auto", or two resident garrays), goes straight to the engine through the gateway
+ * library's gpudot_entry_* functions (mex/gpudot_entry.h): same setup, same engine, the
+ * same bits as the MEX path.  Every other call, and any call the fast path cannot vouch for
+ * (the session's gpudot:noDevice warning still to give, a garray not on the device, empty
+ * or mixed-class operands), goes to __gpudot__ ("__entry__", name, args...), which
+ * validates and answers it as it always has.
+ */
+#include <string>
+
+#include <octave/oct.h>
+#include <octave/cdef-object.h>
+#include <octave/ov-classdef.h>
+#include <octave/parse.h>
+#include <octave/quit.h>
+
+#include "gpudot_entry.h"
+#include "gpudot_help.h" /* the .m files' help, generated at build time */
+
+namespace {
+
+struct operand {
+    const void *data = nullptr;
+    octave_idx_type n = 0;
+    bool single = false, cplx = false, dev = false;
+};
+
+/* A resident garray vector: its id read from the object, then the gateway's registry. */
+bool garray_operand(const octave_value &v, operand &o)
+{
+    octave::cdef_object obj = v.classdef_object_value()->get_object();
+    if (!obj.ok() || obj.class_name() != "garray")
+        return false;
+    octave_value id = obj.get("id");
+    if (!id.is_real_scalar() || !id.is_double_type())
+        return false;
+    int64_t n;
+    int vector, single, cplx;
+    if (!gpudot_entry_garray((int64_t)id.double_value(), &o.data, &n, &vector, &single, &cplx) ||
+        !vector)
+        return false;
+    o.n = n;
+    o.single = single;
+    o.cplx = cplx;
+    o.dev = true;
+    return true;
+}
+
+/* A full single or double vector (2-D, a dimension 1) held by Octave, or a resident garray
+ * vector; false for everything else (ranges, integers, sparse, logical, matrices, ...). */
+bool fast_operand(const octave_value &v, operand &o)
+{
+    if (v.is_classdef_object())
+        return garray_operand(v, o);
+    if (!(v.is_single_type() || v.is_double_type()) || v.issparse() || v.ndims() != 2 ||
+        (v.rows() != 1 && v.columns() != 1))
+        return false;
+    o.data = v.mex_get_data(); /* the array's own data (interleaved if complex); none for ranges */
+    o.n = v.numel();
+    o.single = v.is_single_type();
+    o.cplx = v.iscomplex();
+    return o.data != nullptr;
+}
+
+/* As the gateway's raise_status: "gpudot:<id>", "<fn>: <message>[ (<detail>)]". */
+void raise(const char *fn, gpudot_status st, const char *detail)
+{
+    std::string id = std::string("gpudot:") + gpudot_status_id(st);
+    if (detail && *detail)
+        error_with_id(id.c_str(), "%s: %s (%s)", fn, gpudot_status_msg(st), detail);
+    error_with_id(id.c_str(), "%s: %s", fn, gpudot_status_msg(st));
+}
+
+octave_value_list entry(const char *fn, gpudot_op op, const octave_value_list &args, int nargout)
+{
+    int nin = op == GPUDOT_OP_NORM ? 1 : 2;
+    operand x, y;
+    if (args.length() == nin && fast_operand(args(0), x) &&
+        (nin == 1 || fast_operand(args(1), y))) {
+        if (nin == 1)
+            y = x;
+        bool same = y.n == x.n && y.single == x.single && y.dev == x.dev && x.n > 0;
+        if (same && (x.dev || gpudot_entry_host_quiet())) {
+            bool cplx = op != GPUDOT_OP_NORM && (x.cplx || y.cplx);
+            double buf[2] = {0, 0}; /* 1 or 2 values of the operands' class */
+            gpudot_status st = gpudot_entry_vector(op, x.single, x.cplx, y.cplx, x.data,
+                                                   y.data, x.n, x.dev, buf);
+            if (st == GPUDOT_INTERRUPTED)
+                octave_interrupt_state = 0; /* as the MEX: the next call works */
+            if (st != GPUDOT_OK)
+                raise(fn, st, x.dev ? gpudot_cuda_last_error() : "");
+            if (x.single) {
+                const float *f = reinterpret_cast<const float *>(buf);
+                return cplx ? octave_value(FloatComplex(f[0], f[1])) : octave_value(f[0]);
+            }
+            return cplx ? octave_value(Complex(buf[0], buf[1])) : octave_value(buf[0]);
+        }
+    }
+    octave_value_list fwd(args.length() + 2);
+    fwd(0) = "__entry__";
+    fwd(1) = fn;
+    for (octave_idx_type i = 0; i < args.length(); i++)
+        fwd(i + 2) = args(i);
+    return octave::feval("__gpudot__", fwd, nargout);
+}
+
+} // namespace
+
+DEFUN_DLD(gdot, args, nargout, GPUDOT_HELP_gdot)
+{
+    return entry("gdot", GPUDOT_OP_DOT, args, nargout);
+}
+
+DEFUN_DLD(gnorm, args, nargout, GPUDOT_HELP_gnorm)
+{
+    return entry("gnorm", GPUDOT_OP_NORM, args, nargout);
+}
+
+DEFUN_DLD(gcosine, args, nargout, GPUDOT_HELP_gcosine)
+{
+    return entry("gcosine", GPUDOT_OP_COS, args, nargout);
+}

@@ -1,0 +1,39 @@
+/*
+ * What the compiled entries (mex/gpudot_entry.cc: gdot.oct, gnorm.oct, gcosine.oct) call in
+ * the gateway library (mex/__gpudot__.c, which they are linked against, so that there is
+ * one state): the fast path of their common call.  These run outside any MEX call: they
+ * never raise, never print and never change the MEX lock.
+ */
+#ifndef GPUDOT_ENTRY_H
+#define GPUDOT_ENTRY_H
+
+#include <stdint.h>
+
+#include "gpudot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Host data under "auto" goes to the CPU engine with nothing to report: a usable GPU, or
+ * its absence reported already (the session's one gpudot:noDevice warning). */
+int gpudot_entry_host_quiet(void);
+
+/* A garray by id, when it is on the device and a call on it leaves the MEX lock as it is:
+ * its device data, element count, whether it is a vector (2-D, a dimension 1), class and
+ * complexity.  0 otherwise (not found, held on the host, deleted). */
+int gpudot_entry_garray(int64_t id, const void **d, int64_t *numel, int *vector, int *single,
+                        int *cplx);
+
+/* One reduction of whole vectors of n >= 1 elements with "double" accumulation (dot,
+ * 2-norm, cosine), set up as the MEX's op_reduce sets up the same call; dev: x and y are
+ * resident (device pointers), else host data on the CPU engine.  out: 1 value of the
+ * operands' class (2 for a complex dot or cosine). */
+gpudot_status gpudot_entry_vector(gpudot_op op, int single, int cx, int cy, const void *x,
+                                  const void *y, int64_t n, int dev, void *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
