@@ -26,6 +26,17 @@ DEF(fd16_avx2, float, double, 16, "avx2")
 DEF(fd32_avx2, float, double, 32, "avx2")
 DEF(fd16_512, float, double, 16, "avx512f")
 DEF(fd32_512, float, double, 32, "avx512f")
+/* single data summed in double with the multiply-add fused: the same bits, as the product
+ * of two floats is exact in double (the engine's clones are built with -ffp-contract=off) */
+#define DEF_FMA(NAME, L, TGT)                                                              \
+    GPUDOT_FAST_LOOP(__attribute__((target(TGT), optimize("fp-contract=fast"))) static,    \
+                     NAME##_loop, float, double, L)                                        \
+    static double NAME(const void *x, const void *y, int64_t n)                            \
+    {                                                                                      \
+        return NAME##_loop(x, y, n);                                                       \
+    }
+DEF_FMA(fd32_v3fma, 32, "arch=x86-64-v3")
+DEF_FMA(fd32_v4fma, 32, "arch=x86-64-v4")
 DEF(dd16_def, double, double, 16, "arch=x86-64")
 DEF(dd16_avx2, double, double, 16, "avx2")
 DEF(dd32_avx2, double, double, 32, "avx2")
@@ -39,7 +50,8 @@ static const struct {
     int dbl, avx512;
 } loops[] = {
     {"fd16_def", fd16_def, 0, 0}, {"fd16_avx2", fd16_avx2, 0, 0}, {"fd32_avx2", fd32_avx2, 0, 0},
-    {"fd16_512", fd16_512, 0, 1}, {"fd32_512", fd32_512, 0, 1},  {"dd16_def", dd16_def, 1, 0},
+    {"fd16_512", fd16_512, 0, 1}, {"fd32_512", fd32_512, 0, 1},  {"fd32_v3fma", fd32_v3fma, 0, 0},
+    {"fd32_v4fma", fd32_v4fma, 0, 1}, {"dd16_def", dd16_def, 1, 0},
     {"dd16_avx2", dd16_avx2, 1, 0}, {"dd32_avx2", dd32_avx2, 1, 0}, {"dd16_512", dd16_512, 1, 1},
     {"dd32_512", dd32_512, 1, 1},
 };
@@ -82,6 +94,12 @@ int main(void)
                                          : loops[i].f(xf + s * cap, yf + s * cap, n);
                 double t = (now_ns() - t0) / sets;
                 best = t < best ? t : best;
+            }
+            /* the fused loops must give the unfused ones' bits */
+            if (loops[i].f == fd32_v3fma || loops[i].f == fd32_v4fma) {
+                double v = loops[i].f(xf, yf, n), ref = fd32_avx2(xf, yf, n);
+                if (v != ref)
+                    printf(" [%s: %.17g, unfused %.17g]", loops[i].name, v, ref);
             }
             printf(" %s %.2f", loops[i].name, n / best);
         }
