@@ -396,6 +396,26 @@ static int use_gpu(const char *fn, int dev, size_t bytes)
 }
 
 /* p of a norm: 2 or "fro", 1, Inf or "inf", -Inf or "-inf", 0, any other real scalar. */
+/* The kind of a numeric p (0 for NaN); shared with the compiled entries. */
+int gpudot_entry_p(double v, int *pk)
+{
+    if (v != v)
+        return 0;
+    else if (v == 2)
+        *pk = GD_P_TWO;
+    else if (v == 1)
+        *pk = GD_P_ONE;
+    else if (v == INFINITY)
+        *pk = GD_P_INF;
+    else if (v == -INFINITY)
+        *pk = GD_P_NEGINF;
+    else if (v == 0)
+        *pk = GD_P_ZERO;
+    else
+        *pk = v > 0 ? GD_P_POS : GD_P_NEG;
+    return 1;
+}
+
 static int parse_p(const mxArray *a, int *pk, double *p)
 {
     if (mxIsChar(a)) {
@@ -417,23 +437,8 @@ static int parse_p(const mxArray *a, int *pk, double *p)
     if (!(mxIsDouble(a) || mxIsSingle(a)) || mxIsComplex(a) || mxIsSparse(a) ||
         mxGetNumberOfElements(a) != 1)
         return 0;
-    double v = mxGetScalar(a);
-    *p = v;
-    if (v != v)
-        return 0;
-    else if (v == 2)
-        *pk = GD_P_TWO;
-    else if (v == 1)
-        *pk = GD_P_ONE;
-    else if (v == INFINITY)
-        *pk = GD_P_INF;
-    else if (v == -INFINITY)
-        *pk = GD_P_NEGINF;
-    else if (v == 0)
-        *pk = GD_P_ZERO;
-    else
-        *pk = v > 0 ? GD_P_POS : GD_P_NEG;
-    return 1;
+    *p = mxGetScalar(a);
+    return gpudot_entry_p(*p, pk);
 }
 
 /* One operand of a reduction: a host array or a resident garray. */
@@ -961,23 +966,25 @@ int gpudot_entry_garray(int64_t id, const void **d, int64_t *numel, int *vector,
 
 /* op_reduce on two vectors of n elements: dot's vector rule makes both n x 1, the
  * reduction runs along dimension 1 (nb = na = 1, nk = n, every extent 1); a norm's Y is its
- * X without data. */
+ * X without data.  Device: the GPU for resident operands, the CPU engine for host data
+ * (what "auto" and "cpu" give there). */
 static double entry_calls = 0; /* test hook: __gpudot__ ("__entry_calls__") */
 
 gpudot_status gpudot_entry_vector(gpudot_op op, int single, int cx, int cy, const void *x,
-                                  const void *y, int64_t n, int dev, void *out)
+                                  const void *y, int64_t n, int dev, gpudot_accum accum,
+                                  int pk, double p, void *out)
 {
     int has_y = op != GPUDOT_OP_NORM;
     entry_calls++;
     gpudot_dot_req r;
     memset(&r, 0, sizeof r);
     r.op = op;
-    r.pk = GD_P_TWO;
-    r.p = 2;
+    r.pk = pk;
+    r.p = p;
     r.type = single ? GPUDOT_F32 : GPUDOT_F64;
     r.cx = cx;
     r.cy = has_y && cy;
-    r.accum = GPUDOT_ACC_DOUBLE;
+    r.accum = accum;
     r.nb = 1, r.nk = n, r.na = 1;
     r.bx = 1, r.kx = n, r.ax = 1;
     r.by = 1, r.ky = n, r.ay = 1;

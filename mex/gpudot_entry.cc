@@ -10,14 +10,17 @@
  * built-in dot; on the H100 machine's VM the MEX's share doubled (gdot 11.2 against dot 9.2,
  * 1.22-1.30x at 2^10-2^14, issue 5 target 6).
  *
- * The common call, one reduction of whole vectors of one class with no options (host data
- * under "auto", or two resident garrays), goes straight to the engine through the gateway
- * library's gpudot_entry_* functions (mex/gpudot_entry.h): same setup, same engine, the
- * same bits as the MEX path.  Every other call, and any call the fast path cannot vouch for
- * (the session's gpudot:noDevice warning still to give, a garray not on the device, empty
- * or mixed-class operands), goes to __gpudot__ ("__entry__", name, args...), which
- * validates and answers it as it always has.
+ * The common call, one reduction of whole vectors of one class (host data on the CPU
+ * engine, "auto" or "cpu"; or two resident garrays on the GPU, "auto" or "gpu"), with a
+ * norm's numeric p and the "accum" and "device" options, goes straight to the engine
+ * through the gateway library's gpudot_entry_* functions (mex/gpudot_entry.h): same setup,
+ * same engine, the same bits as the MEX path.  Every other call, and any call the fast path
+ * cannot vouch for (a DIM, "kernel", host data to the GPU, the session's gpudot:noDevice
+ * warning still to give, a garray not on the device, empty or mixed-class operands, any
+ * argument it does not recognise), goes to __gpudot__ ("__entry__", name, args...), which
+ * validates and answers it (or raises the error) as it always has.
  */
+#include <cctype>
 #include <string>
 
 #include <octave/oct.h>
@@ -28,6 +31,7 @@
 
 #include "gpudot_entry.h"
 #include "gpudot_help.h" /* the .m files' help, generated at build time */
+#include "gpudot_math.h"
 
 namespace {
 
@@ -83,31 +87,96 @@ void raise(const char *fn, gpudot_status st, const char *detail)
     error_with_id(id.c_str(), "%s: %s", fn, gpudot_status_msg(st));
 }
 
+enum { DEV_AUTO, DEV_GPU, DEV_CPU };
+
+/* Options of the call from args(k) on, as the gateway's parse_public takes them: name/value
+ * pairs, names in any case, later pairs overriding earlier ones; false for anything else
+ * ("kernel", a DIM, bad names or values: the MEX answers those). */
+bool fast_options(const octave_value_list &args, int k, gpudot_accum &accum, int &device)
+{
+    if ((args.length() - k) % 2)
+        return false;
+    for (; k < args.length(); k += 2) {
+        const octave_value &a = args(k), &v = args(k + 1);
+        if (!a.is_string() || a.rows() != 1 || !v.is_string() || v.rows() != 1)
+            return false;
+        std::string name = a.string_value(), val = v.string_value();
+        for (char &c : name)
+            c = (char)std::tolower((unsigned char)c);
+        if (name == "accum" && val == "native")
+            accum = GPUDOT_ACC_NATIVE;
+        else if (name == "accum" && val == "double")
+            accum = GPUDOT_ACC_DOUBLE;
+        else if (name == "accum" && val == "compensated")
+            accum = GPUDOT_ACC_COMP;
+        else if (name == "device" && val == "auto")
+            device = DEV_AUTO;
+        else if (name == "device" && val == "gpu")
+            device = DEV_GPU;
+        else if (name == "device" && val == "cpu")
+            device = DEV_CPU;
+        else
+            return false;
+    }
+    return true;
+}
+
+/* The fast path; false where the call must go to the MEX. */
+bool fast_call(const char *fn, gpudot_op op, const octave_value_list &args, octave_value &r)
+{
+    int nin = op == GPUDOT_OP_NORM ? 1 : 2, k = nin;
+    operand x, y;
+    if (args.length() < nin || !fast_operand(args(0), x) ||
+        (nin == 2 && !fast_operand(args(1), y)))
+        return false;
+    if (nin == 1)
+        y = x;
+    int pk = GD_P_TWO;
+    double p = 2;
+    if (op == GPUDOT_OP_NORM && args.length() > 1 && !args(1).is_string()) {
+        /* a numeric p, as parse_p takes it (names like "fro" and "inf": the MEX) */
+        const octave_value &pv = args(1);
+        if (!(pv.is_double_type() || pv.is_single_type()) || pv.iscomplex() ||
+            pv.issparse() || pv.numel() != 1)
+            return false;
+        p = pv.double_value();
+        if (!gpudot_entry_p(p, &pk))
+            return false;
+        k = 2;
+    }
+    gpudot_accum accum = GPUDOT_ACC_DOUBLE;
+    int device = DEV_AUTO;
+    if (!fast_options(args, k, accum, device))
+        return false;
+    if (y.n != x.n || y.single != x.single || y.dev != x.dev || x.n == 0)
+        return false;
+    /* resident data on the GPU ("cpu" would gather it); host data on the CPU engine ("gpu"
+     * goes through the staging ring, "auto" only once it has nothing to say) */
+    if (x.dev ? device == DEV_CPU
+              : device == DEV_GPU || (device == DEV_AUTO && !gpudot_entry_host_quiet()))
+        return false;
+    bool cplx = op != GPUDOT_OP_NORM && (x.cplx || y.cplx);
+    double buf[2] = {0, 0}; /* 1 or 2 values of the operands' class */
+    gpudot_status st = gpudot_entry_vector(op, x.single, x.cplx, y.cplx, x.data, y.data, x.n,
+                                           x.dev, accum, pk, p, buf);
+    if (st == GPUDOT_INTERRUPTED)
+        octave_interrupt_state = 0; /* as the MEX: the next call works */
+    if (st != GPUDOT_OK)
+        raise(fn, st, x.dev ? gpudot_cuda_last_error() : "");
+    if (x.single) {
+        const float *f = reinterpret_cast<const float *>(buf);
+        r = cplx ? octave_value(FloatComplex(f[0], f[1])) : octave_value(f[0]);
+    } else {
+        r = cplx ? octave_value(Complex(buf[0], buf[1])) : octave_value(buf[0]);
+    }
+    return true;
+}
+
 octave_value_list entry(const char *fn, gpudot_op op, const octave_value_list &args, int nargout)
 {
-    int nin = op == GPUDOT_OP_NORM ? 1 : 2;
-    operand x, y;
-    if (args.length() == nin && fast_operand(args(0), x) &&
-        (nin == 1 || fast_operand(args(1), y))) {
-        if (nin == 1)
-            y = x;
-        bool same = y.n == x.n && y.single == x.single && y.dev == x.dev && x.n > 0;
-        if (same && (x.dev || gpudot_entry_host_quiet())) {
-            bool cplx = op != GPUDOT_OP_NORM && (x.cplx || y.cplx);
-            double buf[2] = {0, 0}; /* 1 or 2 values of the operands' class */
-            gpudot_status st = gpudot_entry_vector(op, x.single, x.cplx, y.cplx, x.data,
-                                                   y.data, x.n, x.dev, buf);
-            if (st == GPUDOT_INTERRUPTED)
-                octave_interrupt_state = 0; /* as the MEX: the next call works */
-            if (st != GPUDOT_OK)
-                raise(fn, st, x.dev ? gpudot_cuda_last_error() : "");
-            if (x.single) {
-                const float *f = reinterpret_cast<const float *>(buf);
-                return cplx ? octave_value(FloatComplex(f[0], f[1])) : octave_value(f[0]);
-            }
-            return cplx ? octave_value(Complex(buf[0], buf[1])) : octave_value(buf[0]);
-        }
-    }
+    octave_value r;
+    if (fast_call(fn, op, args, r))
+        return r;
     octave_value_list fwd(args.length() + 2);
     fwd(0) = "__entry__";
     fwd(1) = fn;

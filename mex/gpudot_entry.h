@@ -25,12 +25,16 @@ int gpudot_entry_host_quiet(void);
 int gpudot_entry_garray(int64_t id, const void **d, int64_t *numel, int *vector, int *single,
                         int *cplx);
 
-/* One reduction of whole vectors of n >= 1 elements with "double" accumulation (dot,
- * 2-norm, cosine), set up as the MEX's op_reduce sets up the same call; dev: x and y are
- * resident (device pointers), else host data on the CPU engine.  out: 1 value of the
- * operands' class (2 for a complex dot or cosine). */
+/* The kind of a norm's numeric p (GD_P_* in gpudot_math.h); 0 for NaN, which is an error. */
+int gpudot_entry_p(double p, int *pk);
+
+/* One reduction of whole vectors of n >= 1 elements (dot, norm of kind pk and exponent p,
+ * cosine) in mode accum, set up as the MEX's op_reduce sets up the same call; dev: x and y
+ * are resident (device pointers, the GPU), else host data (the CPU engine).  out: 1 value
+ * of the operands' class (2 for a complex dot or cosine). */
 gpudot_status gpudot_entry_vector(gpudot_op op, int single, int cx, int cy, const void *x,
-                                  const void *y, int64_t n, int dev, void *out);
+                                  const void *y, int64_t n, int dev, gpudot_accum accum,
+                                  int pk, double p, void *out);
 
 #ifdef __cplusplus
 }

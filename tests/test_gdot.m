@@ -384,7 +384,8 @@
 %! assert (a, b);                            # exact: tolerance 0
 
 %!test
-%! ## the fast path: whole vectors of one class, no options (host data, "auto")
+%! ## the fast path: whole vectors of one class on the CPU engine (host data, "auto" or
+%! ## "cpu"), any accumulate mode, a norm's numeric p
 %! warning ("off", "gpudot:noDevice", "local");
 %! gdot (1, 2);                              # the session's warning given, if any
 %! randn ("seed", 11);
@@ -401,29 +402,48 @@
 %!     endfor
 %!     check_entry_fast ("gnorm", x);
 %!     check_entry_fast ("gnorm", x.');
+%!     for p = {1, 2, Inf, -Inf, 0, 3.5, -1, single(3)}
+%!       check_entry_fast ("gnorm", x, p{1});
+%!     endfor
+%!     for acc = {"native", "double", "compensated"}
+%!       check_entry_fast ("gdot", x, y, "accum", acc{1});
+%!       check_entry_fast ("gcosine", x, y, "ACCUM", acc{1}, "device", "cpu");
+%!       check_entry_fast ("gnorm", x, 1, "device", "auto", "accum", acc{1});
+%!       check_entry_fast ("gnorm", x, "accum", acc{1});
+%!     endfor
+%!     check_entry_fast ("gdot", x, y, "accum", "native", "accum", "compensated");
 %!   endfor
 %! endfor
 %! assert (gdot ([1i 2], [1i 2]), 5);         # conj (x) . y, narrowed to real as dot
 %! assert (isreal (gdot ([1i 2], [1i 2])));
 
 %!test
-%! ## everything else goes to the MEX (same answers as before): options, matrices, mixed
-%! ## classes, ranges, integers, sparse, logical, empty, objects, a DIM
+%! ## everything else goes to the MEX, with the same answers as before: matrices, a DIM,
+%! ## mixed classes, ranges, integers, sparse, logical, empty, named p, "kernel", host data
+%! ## to the GPU, options it does not know
 %! warning ("off", "gpudot:noDevice", "local");
 %! gdot (1, 2);
 %! c0 = __gpudot__ ("__entry_calls__");
-%! assert (gdot ([1 2 3], [4 5 6], "accum", "native"), 32);
 %! assert (gdot ([1 2; 3 4], [1 2; 3 4]), [10 20]);
+%! assert (gdot ([1 2 3], [4 5 6], 2), 32);
 %! assert (gdot (single ([1 2 3]), [4 5 6]), single (32));
 %! assert (gdot (1:3, 4:6), 32);
 %! assert (gdot (int8 ([1 2 3]), [4 5 6]), 32);
 %! assert (gdot (sparse ([1 2 3]), [4 5 6]), 32);
 %! assert (gdot ([], []), dot ([], []));
-%! assert (gdot ([1 2 3], [4 5 6], 2), 32);
-%! assert (gnorm ([3 4], 1), 7);
-%! assert (gnorm ([3 4 0]'), 5);
+%! assert (gnorm ([3 4], "fro"), 5);
+%! assert (gnorm ([3 4], [], 2), 5);
 %! assert (gcosine ([1 0], [1 0], 2), 1);
-%! assert (__gpudot__ ("__entry_calls__"), c0 + 1);   # only gnorm ([3 4 0]')
+%! assert (__gpudot__ ("__entry_calls__"), c0);
+%! if (gpudot_gpu_available ())
+%!   assert (gdot ([1 2 3], [4 5 6], "device", "gpu"), 32);
+%!   assert (gdot ([1 2 3], [4 5 6], "kernel", "fused"), 32);
+%!   assert (__gpudot__ ("__entry_calls__"), c0);
+%! endif
+%!error <"accum" must be> gdot ([1 2 3], [4 5 6], "accum", "Native")
+%!error <P must be a real scalar> gnorm ([3 4], int8 (1))
+%!error <P must be a real scalar> gnorm ([3 4], NaN)
+%!error <unknown option "kernel"> gnorm ([3 4], "kernel", "fused")
 %!error id=gpudot:badType gdot (true (1, 3), [1 2 3])
 %!error <Invalid call to gdot> gdot ([1 2 3])
 %!error id=gpudot:sizeMismatch gdot ([1 2 3], [1 2])
@@ -443,10 +463,15 @@
 %!       check_entry_fast ("gdot", g, hr);
 %!       check_entry_fast ("gcosine", g, h);
 %!       check_entry_fast ("gnorm", g);
+%!       check_entry_fast ("gnorm", g, 3.5, "accum", "compensated");
+%!       check_entry_fast ("gdot", g, h, "device", "gpu", "accum", "native");
 %!       assert (gdot (g, h), gdot (x, y), 8 * n * eps (cls{1}) * gdot (abs (x), abs (y)));
 %!       c0 = __gpudot__ ("__entry_calls__");
 %!       gdot (g, y);                          # a host operand: the MEX uploads it
-%!       fail ("gdot (g, garray (x([1:end 1])))", "sizes of X and Y");  # the MEX says so
+%!       gdot (g, h, "device", "cpu");          # the MEX gathers them
+%!       if (n > 1)
+%!         fail ("gdot (g, garray (x([1:end 1])))", "sizes of X and Y");  # the MEX says so
+%!       endif
 %!       assert (__gpudot__ ("__entry_calls__"), c0);
 %!     endfor
 %!   endfor
