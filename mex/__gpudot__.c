@@ -728,6 +728,20 @@ static void classes_of(const char *fn, const operand_t *X, const operand_t *Y, i
     }
 }
 
+/* A request's op, norm kind, class, complexity and mode; the rest zero (shapes, pointers). */
+static void req_init(gpudot_dot_req *r, gpudot_op op, int pk, double p, int single, int cx,
+                     int cy, gpudot_accum accum)
+{
+    memset(r, 0, sizeof *r);
+    r->op = op;
+    r->pk = pk;
+    r->p = p;
+    r->type = single ? GPUDOT_F32 : GPUDOT_F64;
+    r->cx = cx;
+    r->cy = cy;
+    r->accum = accum;
+}
+
 static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *plhs[])
 {
     int has_y = op != GPUDOT_OP_NORM;
@@ -792,14 +806,7 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
                        has_y && (cx || cy), &out);
 
     gpudot_dot_req r;
-    memset(&r, 0, sizeof r);
-    r.op = op;
-    r.pk = pk;
-    r.p = pval;
-    r.type = single ? GPUDOT_F32 : GPUDOT_F64;
-    r.cx = cx;
-    r.cy = cy;
-    r.accum = accum;
+    req_init(&r, op, pk, pval, single, cx, cy, accum);
     r.nb = prod_range(&sb, 0, d);
     r.nk = sb.d[d];
     r.na = prod_range(&sb, d + 1, nd);
@@ -980,14 +987,7 @@ gpudot_status gpudot_entry_vector(gpudot_op op, int single, int cx, int cy, cons
     int has_y = op != GPUDOT_OP_NORM;
     entry_calls++;
     gpudot_dot_req r;
-    memset(&r, 0, sizeof r);
-    r.op = op;
-    r.pk = pk;
-    r.p = p;
-    r.type = single ? GPUDOT_F32 : GPUDOT_F64;
-    r.cx = cx;
-    r.cy = has_y && cy;
-    r.accum = accum;
+    req_init(&r, op, pk, p, single, cx, has_y && cy, accum);
     r.nb = 1, r.nk = n, r.na = 1;
     r.bx = 1, r.kx = n, r.ax = 1;
     r.by = 1, r.ky = n, r.ay = 1;
