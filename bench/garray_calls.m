@@ -22,7 +22,7 @@ if (isempty (mexdir))
   mexdir = "build";
 endif
 addpath (make_absolute_filename ("m"));
-addpath (make_absolute_filename (mexdir));   # ahead of m/: the MEX entry points
+addpath (make_absolute_filename (mexdir));   # ahead of m/: the compiled entries
 warning ("off", "gpudot:noDevice");
 gpu = gpudot_gpu_available ();
 s = gpudot_info ();
