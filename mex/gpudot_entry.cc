@@ -23,8 +23,8 @@
 #include <cctype>
 #include <string>
 
-#include <octave/oct.h>
 #include <octave/cdef-object.h>
+#include <octave/oct.h>
 #include <octave/ov-classdef.h>
 #include <octave/parse.h>
 #include <octave/quit.h>
@@ -33,7 +33,8 @@
 #include "gpudot_help.h" /* the .m files' help, generated at build time */
 #include "gpudot_math.h"
 
-namespace {
+namespace
+{
 
 struct operand {
     const void *data = nullptr;
@@ -126,8 +127,7 @@ bool fast_call(const char *fn, gpudot_op op, const octave_value_list &args, octa
 {
     int nin = op == GPUDOT_OP_NORM ? 1 : 2, k = nin;
     operand x, y;
-    if (args.length() < nin || !fast_operand(args(0), x) ||
-        (nin == 2 && !fast_operand(args(1), y)))
+    if (args.length() < nin || !fast_operand(args(0), x) || (nin == 2 && !fast_operand(args(1), y)))
         return false;
     if (nin == 1)
         y = x;
@@ -136,8 +136,8 @@ bool fast_call(const char *fn, gpudot_op op, const octave_value_list &args, octa
     if (op == GPUDOT_OP_NORM && args.length() > 1 && !args(1).is_string()) {
         /* a numeric p, as parse_p takes it (names like "fro" and "inf": the MEX) */
         const octave_value &pv = args(1);
-        if (!(pv.is_double_type() || pv.is_single_type()) || pv.iscomplex() ||
-            pv.issparse() || pv.numel() != 1)
+        if (!(pv.is_double_type() || pv.is_single_type()) || pv.iscomplex() || pv.issparse() ||
+            pv.numel() != 1)
             return false;
         p = pv.double_value();
         if (!gpudot_entry_p(p, &pk))
@@ -157,8 +157,8 @@ bool fast_call(const char *fn, gpudot_op op, const octave_value_list &args, octa
         return false;
     bool cplx = op != GPUDOT_OP_NORM && (x.cplx || y.cplx);
     double buf[2] = {0, 0}; /* 1 or 2 values of the operands' class */
-    gpudot_status st = gpudot_entry_vector(op, x.single, x.cplx, y.cplx, x.data, y.data, x.n,
-                                           x.dev, accum, pk, p, buf);
+    gpudot_status st = gpudot_entry_vector(op, x.single, x.cplx, y.cplx, x.data, y.data, x.n, x.dev,
+                                           accum, pk, p, buf);
     if (st == GPUDOT_INTERRUPTED)
         octave_interrupt_state = 0; /* as the MEX: the next call works */
     if (st != GPUDOT_OK)

@@ -33,8 +33,8 @@ int gpudot_entry_p(double p, int *pk);
  * are resident (device pointers, the GPU), else host data (the CPU engine).  out: 1 value
  * of the operands' class (2 for a complex dot or cosine). */
 gpudot_status gpudot_entry_vector(gpudot_op op, int single, int cx, int cy, const void *x,
-                                  const void *y, int64_t n, int dev, gpudot_accum accum,
-                                  int pk, double p, void *out);
+                                  const void *y, int64_t n, int dev, gpudot_accum accum, int pk,
+                                  double p, void *out);
 
 #ifdef __cplusplus
 }
