@@ -81,7 +81,6 @@ static void gd_warn(const char *id, const char *fmt, ...)
 /* Inputs of the reduction ops, by slot (IN_Y is P for norms). */
 enum { IN_OP, IN_X, IN_Y, IN_DIM, IN_ACCUM, IN_DEVICE, IN_END };
 
-enum { DEV_AUTO, DEV_GPU, DEV_CPU };
 
 /* Device "auto" on host data: the CPU engine.  Measured on an H100 machine (16 cores,
  * bench/crossover.m, 2026-11-22): the CPU engine answered first at every n from 2^6 to 2^24,
@@ -332,39 +331,45 @@ static mxArray *make_out(int nd, const mwSize *dims, mxClassID cls, int cplx, vo
     return o;
 }
 
+/* "accum" and "device" values (case-sensitive); shared with the compiled entries. */
+int gpudot_entry_accum(const char *s, gpudot_accum *acc)
+{
+    static const char *const names[] = {"native", "double", "compensated"};
+    static const gpudot_accum modes[] = {GPUDOT_ACC_NATIVE, GPUDOT_ACC_DOUBLE, GPUDOT_ACC_COMP};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(s, names[i])) {
+            *acc = modes[i];
+            return 1;
+        }
+    return 0;
+}
+
+int gpudot_entry_device(const char *s, int *dev)
+{
+    static const char *const names[] = {"auto", "gpu", "cpu"}; /* DEV_* in order */
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(s, names[i])) {
+            *dev = i;
+            return 1;
+        }
+    return 0;
+}
+
 static int parse_accum(const mxArray *a, gpudot_accum *acc)
 {
     char *s = get_string(a);
-    if (!s)
-        return 0;
-    int ok = 1;
-    if (!strcmp(s, "native"))
-        *acc = GPUDOT_ACC_NATIVE;
-    else if (!strcmp(s, "double"))
-        *acc = GPUDOT_ACC_DOUBLE;
-    else if (!strcmp(s, "compensated"))
-        *acc = GPUDOT_ACC_COMP;
-    else
-        ok = 0;
-    mxFree(s);
+    int ok = s && gpudot_entry_accum(s, acc);
+    if (s)
+        mxFree(s);
     return ok;
 }
 
 static int parse_device(const mxArray *a, int *dev)
 {
     char *s = get_string(a);
-    if (!s)
-        return 0;
-    int ok = 1;
-    if (!strcmp(s, "auto"))
-        *dev = DEV_AUTO;
-    else if (!strcmp(s, "gpu"))
-        *dev = DEV_GPU;
-    else if (!strcmp(s, "cpu"))
-        *dev = DEV_CPU;
-    else
-        ok = 0;
-    mxFree(s);
+    int ok = s && gpudot_entry_device(s, dev);
+    if (s)
+        mxFree(s);
     return ok;
 }
 
@@ -398,7 +403,6 @@ static int use_gpu(const char *fn, int dev, size_t bytes)
     return auto_prefers_gpu(bytes);
 }
 
-/* p of a norm: 2 or "fro", 1, Inf or "inf", -Inf or "-inf", 0, any other real scalar. */
 /* The kind of a numeric p (0 for NaN); shared with the compiled entries. */
 int gpudot_entry_p(double v, int *pk)
 {
@@ -419,6 +423,7 @@ int gpudot_entry_p(double v, int *pk)
     return 1;
 }
 
+/* p of a norm: 2 or "fro", 1, Inf or "inf", -Inf or "-inf", 0, any other real scalar. */
 static int parse_p(const mxArray *a, int *pk, double *p)
 {
     if (mxIsChar(a)) {
@@ -963,22 +968,22 @@ int gpudot_entry_garray(int64_t id, const void **d, int64_t *numel, int *vector,
     const garr_t *g = locked ? garr_find(id) : NULL;
     if (!g || !g->d)
         return 0;
-    int64_t n = 1;
-    for (int j = 0; j < g->nd; j++)
-        n *= (int64_t)g->dims[j];
-    *d = g->d;
-    *numel = n;
-    *vector = g->nd == 2 && (g->dims[0] == 1 || g->dims[1] == 1);
-    *single = g->single;
-    *cplx = g->cplx;
+    operand_t o;
+    resident_operand(g, &o);
+    *d = o.data;
+    *numel = numel_of(&o.sh);
+    *vector = is_vector(&o.sh);
+    *single = o.single;
+    *cplx = o.cplx;
     return 1;
 }
+
+static double entry_calls = 0; /* test hook: __gpudot__ ("__entry_calls__") */
 
 /* op_reduce on two vectors of n elements: dot's vector rule makes both n x 1, the
  * reduction runs along dimension 1 (nb = na = 1, nk = n, every extent 1); a norm's Y is its
  * X without data.  Device: the GPU for resident operands, the CPU engine for host data
  * (what "auto" and "cpu" give there). */
-static double entry_calls = 0; /* test hook: __gpudot__ ("__entry_calls__") */
 
 gpudot_status gpudot_entry_vector(gpudot_op op, int single, int cx, int cy, const void *x,
                                   const void *y, int64_t n, int dev, gpudot_accum accum,

@@ -88,8 +88,6 @@ void raise(const char *fn, gpudot_status st, const char *detail)
     error_with_id(id.c_str(), "%s: %s", fn, gpudot_status_msg(st));
 }
 
-enum { DEV_AUTO, DEV_GPU, DEV_CPU };
-
 /* Options of the call from args(k) on, as the gateway's parse_public takes them: name/value
  * pairs, names in any case, later pairs overriding earlier ones; false for anything else
  * ("kernel", a DIM, bad names or values: the MEX answers those). */
@@ -104,19 +102,8 @@ bool fast_options(const octave_value_list &args, int k, gpudot_accum &accum, int
         std::string name = a.string_value(), val = v.string_value();
         for (char &c : name)
             c = (char)std::tolower((unsigned char)c);
-        if (name == "accum" && val == "native")
-            accum = GPUDOT_ACC_NATIVE;
-        else if (name == "accum" && val == "double")
-            accum = GPUDOT_ACC_DOUBLE;
-        else if (name == "accum" && val == "compensated")
-            accum = GPUDOT_ACC_COMP;
-        else if (name == "device" && val == "auto")
-            device = DEV_AUTO;
-        else if (name == "device" && val == "gpu")
-            device = DEV_GPU;
-        else if (name == "device" && val == "cpu")
-            device = DEV_CPU;
-        else
+        if (!(name == "accum" ? gpudot_entry_accum(val.c_str(), &accum)
+                              : name == "device" && gpudot_entry_device(val.c_str(), &device)))
             return false;
     }
     return true;

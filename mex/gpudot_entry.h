@@ -25,6 +25,14 @@ int gpudot_entry_host_quiet(void);
 int gpudot_entry_garray(int64_t id, const void **d, int64_t *numel, int *vector, int *single,
                         int *cplx);
 
+/* The "device" option's values, in the order of its names. */
+enum { DEV_AUTO, DEV_GPU, DEV_CPU };
+
+/* An "accum" value ("native", "double", "compensated") or a "device" value ("auto", "gpu",
+ * "cpu"): 0 where s is none of them. */
+int gpudot_entry_accum(const char *s, gpudot_accum *acc);
+int gpudot_entry_device(const char *s, int *dev);
+
 /* The kind of a norm's numeric p (GD_P_* in gpudot_math.h); 0 for NaN, which is an error. */
 int gpudot_entry_p(double p, int *pk);
 
