@@ -426,6 +426,9 @@ int main(int argc, char **argv)
 {
     int maxlog = argc > 1 ? atoi(argv[1]) : 30;
     int minlog = argc > 2 ? atoi(argv[2]) : 10;
+    /* A/B runs: launches plan for at most this many blocks (the engine's test hook) */
+    if (const char *b = getenv("KERNEL_BENCH_BLOCKS"))
+        gpudot_cuda_set_tile_from(0, atoi(b));
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     static char dev[300];
@@ -441,9 +444,13 @@ int main(int argc, char **argv)
     unsigned long long *sink;
     CK(cudaMalloc(&sink, 8));
     CK(cudaMalloc(&dres, 64));
-    copies();
+    /* a third argument "vectors": the vector rows only (A/B runs) */
+    int only_vectors = argc > 3 && !strcmp(argv[3], "vectors");
+    if (!only_vectors)
+        copies();
     vectors(prop, minlog, maxlog, sink);
-    batched(prop, sink);
+    if (!only_vectors)
+        batched(prop, sink);
     cublasDestroy(H);
     return 0;
 }

@@ -37,10 +37,11 @@ struct Engine {
     int device = 0;
     cudaDeviceProp prop;
     int target_blocks = 0; /* blocks that fill the device once */
-    DevBuf x, y, out, carry, partials, tickets;
+    DevBuf x, y, out, carry, partials, tickets, slots;
     void *mapped = nullptr;   /* pinned, mapped host memory for small results */
     void *mapped_dev = nullptr;
     size_t tickets_n = 0;
+    size_t slots_n = 0; /* slots set to kSlotEmpty (they stay so between launches) */
     size_t staging_cap = 0;
     size_t piece = 0; /* test hook: the ring's copy size (0: kPiece) */
     int pack = GPUDOT_PACK_AUTO; /* test hook: how the ring's threads store */
@@ -61,6 +62,17 @@ constexpr int kBlocksPerSM = 8;
 constexpr int64_t kSplitMinRun = 4096;
 /* Each block of a split run takes at least this many elements (8 per thread). */
 constexpr int64_t kMinPerBlock = kThreads * 8;
+/* A dot product's split runs plan for 2 blocks per SM (512 threads, each with its 128 bytes
+ * of loads in flight: 64 KiB an SM), where the other ops plan for kBlocksPerSM and the
+ * occupancy of their kernel decides (4 blocks an SM for a real dot in "native" or
+ * "double").  H100, kernel_bench, alternating builds on one machine, 2 rounds (2026-11-23,
+ * bench/results/h100-kernel-slots-ab-2026-11-23.txt), "double" mode, % of the read ceiling
+ * and cuBLAS time / gdot time, 4 -> 2 blocks an SM: single 2^24 94.8 -> 96.7%, 2^25 97.8 ->
+ * 98.5%, 2^26 99.0 -> 100.1%; double 2^24 97.7 -> 98.8%, 2^28-2^30 0.995-0.997x -> 1.003-
+ * 1.009x cuBLAS; tall 2^24 x 8 double 98.7 -> 100.4%; the rest within +-0.5%.  Norms and
+ * cosines lost up to 1.4% (double 2^27-2^30) with 2 blocks an SM, so they keep the former
+ * plan. */
+constexpr int kSplitBlocksPerSMDot = 2;
 
 /* Every CUDA failure comes here: the text is kept for the gateway's message.  Errors of
  * the call itself (out of memory, a bad launch configuration) are cleared so the next call
@@ -182,7 +194,7 @@ size_t ring_bytes();
 
 size_t held()
 {
-    return E.x.cap + E.y.cap + E.out.cap + E.carry.cap + E.partials.cap + E.tickets.cap +
+    return E.x.cap + E.y.cap + E.out.cap + E.carry.cap + E.partials.cap + E.tickets.cap + E.slots.cap +
            (E.mapped ? kMappedBytes : 0) + ring_bytes();
 }
 
@@ -329,14 +341,17 @@ void launch_any(const Launch &L, const Args &p, const gpudot_dot_req *r)
         by_mode<CosLaunch>(L, p, r);
 }
 
-/* Grid shape for an nb x na output with runs of nk; sets p.splits. */
-Launch plan_launch(Args &p)
+/* Grid shape for an nb x na output with runs of nk; sets p.splits.  Split runs plan for at
+ * most split_per_sm blocks an SM. */
+Launch plan_launch(Args &p, int split_per_sm)
 {
     Launch L;
     int64_t tb = E.blocks_cap && E.blocks_cap < E.target_blocks ? E.blocks_cap : E.target_blocks;
     if (p.nb == 1) {
         if (p.nk >= kSplitMinRun && p.na < tb / 2) {
-            int64_t s = (tb + p.na - 1) / p.na;
+            int64_t ts = (int64_t)E.prop.multiProcessorCount * split_per_sm;
+            ts = ts < tb ? ts : tb;
+            int64_t s = (ts + p.na - 1) / p.na;
             int64_t most = (p.nk + kMinPerBlock - 1) / kMinPerBlock;
             p.splits = (int)(s < most ? s : most);
             L.kind = 0;
@@ -417,7 +432,7 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     p.lanes = 1;
     while (p.lanes < 32 && 2 * p.lanes < vecs)
         p.lanes *= 2;
-    Launch L = plan_launch(p);
+    Launch L = plan_launch(p, sub->op == GPUDOT_OP_DOT ? kSplitBlocksPerSMDot : kBlocksPerSM);
     if (L.kind == 0 && (size_t)sub->nk * es >= (E.tile_from ? E.tile_from : kTileFromBytes))
         p.tiles = 1;
     size_t nparts = L.kind == 0 ? (size_t)L.grid.x
@@ -432,8 +447,15 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
         CK(cudaMemsetAsync(E.tickets.p, 0, E.tickets.cap, E.stream), "cudaMemset");
         E.tickets_n = E.tickets.cap / sizeof(unsigned);
     }
+    if (L.kind == 0 && p.splits > 1 && (size_t)L.grid.x > E.slots_n) {
+        if ((st = buf_need(E.slots, (size_t)L.grid.x * 8, "cudaMalloc (workspace)")))
+            return st;
+        CK(cudaMemsetAsync(E.slots.p, 0xff, E.slots.cap, E.stream), "cudaMemset"); /* kSlotEmpty */
+        E.slots_n = E.slots.cap / 8;
+    }
     p.partials = (State *)E.partials.p;
     p.tickets = (unsigned *)E.tickets.p;
+    p.slots = (unsigned long long *)E.slots.p;
     if (E.fault == GPUDOT_FAULT_LAUNCH || E.fault == GPUDOT_FAULT_TRAP) {
         /* test hook: a launch the driver refuses (more threads than a block may have), or
          * a kernel that traps (a sticky fault, as an illegal address would be) */
@@ -994,6 +1016,8 @@ void gpudot_cuda_release(void)
     buf_free(E.partials);
     buf_free(E.tickets);
     E.tickets_n = 0;
+    buf_free(E.slots);
+    E.slots_n = 0;
     if (E.mapped && !E.lost)
         cudaFreeHost(E.mapped);
     E.mapped = E.mapped_dev = nullptr;

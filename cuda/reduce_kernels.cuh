@@ -122,6 +122,7 @@ struct Args {
     int is_final;     /* write out; else write carry[o] */
     State *partials;  /* workspace for multi-block outputs */
     unsigned *tickets; /* workspace, all zero between launches */
+    unsigned long long *slots; /* split columns, one-field states: kSlotEmpty between launches */
     volatile int *done; /* single-output launches into mapped memory: set after the result */
     int splits;       /* blocks sharing one output group */
     int lanes;        /* warp columns: lanes per output, a power of two <= 32 */
@@ -178,6 +179,50 @@ template <class Op> __host__ __device__ constexpr int live_count()
     return c;
 }
 
+/* ---- one-field states (a real dot in "native" or "double", the fast norms) ----
+ * Such a state is one double, which a block can publish with one strong 64-bit store
+ * into its slot: the slot holds kSlotEmpty until the value arrives, so the value is its
+ * own flag and the split columns' last block needs no fences (see columns_split). */
+constexpr unsigned long long kSlotEmpty = ~0ull; /* a NaN; cudaMemset (0xff) writes it */
+
+template <class Op> __host__ __device__ constexpr int live_field()
+{
+    int j = 0;
+    while (j < 31 && !((Op::kLive >> j) & 1u))
+        j++;
+    return j;
+}
+
+template <class Op> __device__ __forceinline__ unsigned long long slot_bits(const typename Op::Acc &a)
+{
+    using A = typename Op::A;
+    unsigned long long b =
+        (unsigned long long)__double_as_longlong((double)reinterpret_cast<const A *>(&a)[live_field<Op>()]);
+    return b == kSlotEmpty ? 0x7ff8000000000000ull : b; /* that NaN's bits are the empty mark */
+}
+
+template <class Op>
+__device__ __forceinline__ typename Op::Acc from_slot(const Op &op, unsigned long long b)
+{
+    using A = typename Op::A;
+    typename Op::Acc a;
+    op.init(a);
+    reinterpret_cast<A *>(&a)[live_field<Op>()] = (A)__longlong_as_double((long long)b);
+    return a;
+}
+
+__device__ __forceinline__ void slot_store(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __forceinline__ unsigned long long slot_load(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
 /* Reads a state written by another block of this launch (L2, not L1) or an earlier one. */
 template <class Op>
 __device__ __forceinline__ typename Op::Acc load(const Op &op, const State *s)
@@ -206,9 +251,16 @@ __device__ __forceinline__ typename Op::Acc warp_reduce(const Op &op, typename O
     return a;
 }
 
-/* Warp shuffles, then one shared-memory slot per warp, then warp 0: thread 0 gets the sum. */
-template <class Op>
-__device__ __forceinline__ typename Op::Acc block_reduce(const Op &op, typename Op::Acc a)
+/* Warp shuffles, then one shared-memory slot per warp, then warp 0: thread 0 gets the sum.
+ * at_barrier () runs in every thread once all have passed the barrier, before warp 0's
+ * shuffles (the split columns take their ticket there, so that the atomic's round trip
+ * overlaps them). */
+struct NoHook {
+    __device__ void operator()() const {}
+};
+template <class Op, class Hook = NoHook>
+__device__ __forceinline__ typename Op::Acc block_reduce(const Op &op, typename Op::Acc a,
+                                                         Hook at_barrier = Hook())
 {
     __shared__ typename Op::Acc warp_sums[kThreads / 32];
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -216,6 +268,7 @@ __device__ __forceinline__ typename Op::Acc block_reduce(const Op &op, typename 
     if (lane == 0)
         warp_sums[warp] = a;
     __syncthreads();
+    at_barrier();
     if (warp == 0) {
         if (lane < kThreads / 32)
             a = warp_sums[lane];
@@ -553,30 +606,79 @@ __device__ __forceinline__ int64_t run_start(int64_t a, int64_t kx, int64_t ax, 
 }
 
 /*
- * Column mode, long runs (nb == 1): `splits` blocks per output, striding through its run
- * together; the last block to finish an output merges the blocks' sums in block order.
- * Grid: na * splits blocks.
+ * The end of columns_split for one-field states: the block takes its ticket while warp 0
+ * finishes the block's sum, then publishes the sum in its slot; the last block to take a
+ * ticket reads the others' slots (waiting on any still empty: their blocks have taken
+ * their tickets and are about to store), empties them for the next launch and merges them
+ * with its own sum in block order, as the general protocol below does (the same values in
+ * the same order: the same bits).  Its chain after its loads: one atomic (under warp 0's
+ * shuffles) and one read of the slots, where the general protocol pays a store and a
+ * fence, an atomic, then the reads, each an L2 round trip.
  */
-template <class Op> __global__ void __launch_bounds__(kThreads) columns_split(Args p, Op op)
+template <class Op>
+__device__ __forceinline__ void split_finish_slots(const Op &op, const Args &p, int64_t a, int b,
+                                                   typename Op::Acc acc)
 {
-    using T = typename Op::T;
-    constexpr int ex = Op::CX ? 2 : 1, ey = Op::CY ? 2 : 1;
     __shared__ bool is_last;
-    int64_t a = blockIdx.x / p.splits;
-    int b = blockIdx.x % p.splits;
-    const T *x = (const T *)p.x + run_start(a, p.kx, p.ax, ex);
-    const T *y = Op::UNARY ? x : (const T *)p.y + run_start(a, p.ky, p.ay, ey);
-    typename Op::Acc acc;
-    op.init(acc);
-    /* the run's blocks stride through it together (thread b * kThreads + t of splits *
-     * kThreads), so that all loads in flight fall in one window of a few MB.  Contiguous
-     * slices per block (the first version) spread them over the whole run: at 2^30 single
-     * (8 GB in two operands) that reached 91% of the read ceiling against 99% at 2^28, the
-     * pattern of TLB misses.  Runs of a GiB and more take the tile order (p.tiles; see
-     * kTileFromBytes in gpudot_cuda.cu): the same windows, each block reading one stretch
-     * of it. */
-    run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, 0, p.nk, b * kThreads + threadIdx.x,
-            p.splits * kThreads, kThreads, p.tiles);
+    __shared__ unsigned long long own; /* the last block's sum, never stored in its slot */
+    unsigned ticket = 0;
+    acc = block_reduce(op, acc, [&] {
+        if (threadIdx.x == 0 && p.splits > 1)
+            ticket = atomicAdd(&p.tickets[a], 1u);
+    });
+    if (p.splits == 1) {
+        if (threadIdx.x == 0)
+            finish(op, p, a, acc);
+        return;
+    }
+    unsigned long long *slots = p.slots + a * p.splits;
+    if (threadIdx.x == 0) {
+        is_last = ticket == (unsigned)p.splits - 1;
+        if (is_last)
+            own = slot_bits<Op>(acc);
+        else
+            slot_store(&slots[b], slot_bits<Op>(acc));
+    }
+    __syncthreads();
+    if (!is_last)
+        return;
+    typename Op::Acc tot;
+    op.init(tot);
+    constexpr int kPre = 8;
+    for (int s0 = threadIdx.x; s0 < p.splits; s0 += kPre * kThreads) {
+        unsigned long long v[kPre];
+#pragma unroll
+        for (int u = 0; u < kPre; u++) {
+            int sl = s0 + u * kThreads;
+            if (sl < p.splits)
+                v[u] = sl == b ? own : slot_load(&slots[sl]);
+        }
+#pragma unroll
+        for (int u = 0; u < kPre; u++) {
+            int sl = s0 + u * kThreads;
+            if (sl < p.splits) {
+                while (v[u] == kSlotEmpty)
+                    v[u] = slot_load(&slots[sl]);
+                if (sl != b)
+                    slots[sl] = kSlotEmpty;
+                op.merge(tot, from_slot<Op>(op, v[u]));
+            }
+        }
+    }
+    tot = block_reduce(op, tot);
+    if (threadIdx.x == 0) {
+        finish(op, p, a, tot);
+        p.tickets[a] = 0;
+    }
+}
+
+/* The end of columns_split for states of several fields: each block stores its partial
+ * state, fences and takes a ticket; the last to take one merges the partials. */
+template <class Op>
+__device__ __forceinline__ void split_finish_partials(const Op &op, const Args &p, int64_t a,
+                                                      typename Op::Acc acc)
+{
+    __shared__ bool is_last;
     acc = block_reduce(op, acc);
     if (p.splits == 1) {
         if (threadIdx.x == 0)
@@ -619,6 +721,36 @@ template <class Op> __global__ void __launch_bounds__(kThreads) columns_split(Ar
         finish(op, p, a, tot);
         p.tickets[a] = 0;
     }
+}
+
+/*
+ * Column mode, long runs (nb == 1): `splits` blocks per output, striding through its run
+ * together; the last block to finish an output merges the blocks' sums in block order.
+ * Grid: na * splits blocks.
+ */
+template <class Op> __global__ void __launch_bounds__(kThreads) columns_split(Args p, Op op)
+{
+    using T = typename Op::T;
+    constexpr int ex = Op::CX ? 2 : 1, ey = Op::CY ? 2 : 1;
+    int64_t a = blockIdx.x / p.splits;
+    int b = blockIdx.x % p.splits;
+    const T *x = (const T *)p.x + run_start(a, p.kx, p.ax, ex);
+    const T *y = Op::UNARY ? x : (const T *)p.y + run_start(a, p.ky, p.ay, ey);
+    typename Op::Acc acc;
+    op.init(acc);
+    /* the run's blocks stride through it together (thread b * kThreads + t of splits *
+     * kThreads), so that all loads in flight fall in one window of a few MB.  Contiguous
+     * slices per block (the first version) spread them over the whole run: at 2^30 single
+     * (8 GB in two operands) that reached 91% of the read ceiling against 99% at 2^28, the
+     * pattern of TLB misses.  Runs of a GiB and more take the tile order (p.tiles; see
+     * kTileFromBytes in gpudot_cuda.cu): the same windows, each block reading one stretch
+     * of it. */
+    run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, 0, p.nk, b * kThreads + threadIdx.x,
+            p.splits * kThreads, kThreads, p.tiles);
+    if constexpr (live_count<Op>() == 1)
+        split_finish_slots(op, p, a, b, acc);
+    else
+        split_finish_partials(op, p, a, acc);
 }
 
 /*

@@ -243,6 +243,43 @@
 %!   __gpudot__ ("tile_from", 0);
 %! end_unwind_protect
 %!testif ; gpudot_gpu_available ()
+%! ## split columns with one-field states (a real dot in "native" or "double", the fast
+%! ## norms): each block's sum travels in a slot that the value itself marks as full, and
+%! ## the finishing block empties the slots for the next launch.  The same bits whatever
+%! ## ran before (several-field states, several outputs, other splits), and a NaN whose
+%! ## bits are the empty mark (all ones) in the data neither stalls the finishing block
+%! ## nor goes missing
+%! x = randn (2^20 + 3, 1);  y = randn (2^20 + 3, 1);
+%! gx = garray (x);  gy = garray (y);  sx = garray (single (x));  sy = garray (single (y));
+%! r = gdot (gx, gy);  rn = gnorm (gx);  r1 = gnorm (gx, 1);
+%! rs = gdot (sx, sy, "accum", "native");  rsd = gdot (sx, sy);
+%! X = garray (randn (2^16, 5));  u = garray (randn (2^14, 1));
+%! for k = 1:3
+%!   gdot (X, X);  gnorm (X);  gcosine (gx, gy);  gdot (gx, gy, "accum", "compensated");
+%!   gdot (u, u);  gdot (complex (x, y), gy);
+%!   assert (typecast (gdot (gx, gy), "uint64"), typecast (r, "uint64"));
+%!   assert (typecast (gnorm (gx), "uint64"), typecast (rn, "uint64"));
+%!   assert (typecast (gnorm (gx, 1), "uint64"), typecast (r1, "uint64"));
+%!   assert (typecast (gdot (sx, sy, "accum", "native"), "uint32"), typecast (rs, "uint32"));
+%!   assert (typecast (gdot (sx, sy), "uint32"), typecast (rsd, "uint32"));
+%! endfor
+%! ref = gdot (x, y, "accum", "compensated", "device", "cpu");
+%! assert (abs (r - ref) <= 1e-12 * norm (x) * norm (y));
+%! assert (rn, norm (x), -1e-12);
+%! assert (r1, norm (x, 1), -1e-12);
+%! ref3 = gdot (gather (X), gather (X), "accum", "compensated", "device", "cpu");
+%! assert (gdot (X, X), ref3, -1e-12);
+%! for cls = {"double", "single"}
+%!   z = cast (x, cls{1});
+%!   z(12345) = typecast (intmax (ifelse (strcmp (cls{1}, "double"), "uint64", "uint32")), cls{1});
+%!   gz = garray (z);
+%!   for acc = {"native", "double"}
+%!     assert (isnan (gdot (gz, garray (cast (y, cls{1})), "accum", acc{1})));
+%!     assert (isnan (gnorm (gz, 1, "accum", acc{1})));
+%!     assert (isnan (gnorm (gz, "accum", acc{1})));
+%!   endfor
+%! endfor
+%!testif ; gpudot_gpu_available ()
 %! ## out of memory: a slice that cannot fit raises gpudot:outOfMemory, the next call works
 %! unwind_protect
 %!   __gpudot__ ("release");
