@@ -441,13 +441,16 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     gpudot_status st;
     if ((st = buf_need(E.partials, nparts * sizeof(State), "cudaMalloc (workspace)")))
         return st;
+    /* the counts of set-up entries go to 0 first: a failed regrowth leaves no buffer */
     if (ntickets > E.tickets_n) {
+        E.tickets_n = 0;
         if ((st = buf_need(E.tickets, ntickets * sizeof(unsigned), "cudaMalloc (workspace)")))
             return st;
         CK(cudaMemsetAsync(E.tickets.p, 0, E.tickets.cap, E.stream), "cudaMemset");
         E.tickets_n = E.tickets.cap / sizeof(unsigned);
     }
     if (L.kind == 0 && p.splits > 1 && (size_t)L.grid.x > E.slots_n) {
+        E.slots_n = 0;
         if ((st = buf_need(E.slots, (size_t)L.grid.x * 8, "cudaMalloc (workspace)")))
             return st;
         CK(cudaMemsetAsync(E.slots.p, 0xff, E.slots.cap, E.stream), "cudaMemset"); /* kSlotEmpty */

@@ -5,9 +5,10 @@
  * what they compute is an Op: the dot product (DotOp, below), a vector norm (NormOp) or a
  * cosine (CosOp), whose per-element math lives in gpudot_math.h, shared with the CPU
  * engine.  Every kernel finishes in one launch: blocks that share an output leave partial
- * states in a workspace, and the last of them to arrive (an integer ticket, never a float
- * atomic) merges those partials in block order.  The reduction order is therefore a
- * function of the shape and the device alone: results are bitwise repeatable.
+ * states in a workspace (a one-field state in a slot that its value marks as full), and the
+ * last of them to arrive (an integer ticket, never a float atomic) merges those partials in
+ * block order.  The reduction order is therefore a function of the shape and the device
+ * alone: results are bitwise repeatable.
  */
 #pragma once
 
@@ -122,7 +123,7 @@ struct Args {
     int is_final;     /* write out; else write carry[o] */
     State *partials;  /* workspace for multi-block outputs */
     unsigned *tickets; /* workspace, all zero between launches */
-    unsigned long long *slots; /* split columns, one-field states: kSlotEmpty between launches */
+    unsigned long long *slots; /* split columns' one-field sums; kSlotEmpty between launches */
     volatile int *done; /* single-output launches into mapped memory: set after the result */
     int splits;       /* blocks sharing one output group */
     int lanes;        /* warp columns: lanes per output, a power of two <= 32 */
@@ -193,11 +194,12 @@ template <class Op> __host__ __device__ constexpr int live_field()
     return j;
 }
 
-template <class Op> __device__ __forceinline__ unsigned long long slot_bits(const typename Op::Acc &a)
+template <class Op>
+__device__ __forceinline__ unsigned long long slot_bits(const typename Op::Acc &a)
 {
     using A = typename Op::A;
-    unsigned long long b =
-        (unsigned long long)__double_as_longlong((double)reinterpret_cast<const A *>(&a)[live_field<Op>()]);
+    unsigned long long b = (unsigned long long)__double_as_longlong(
+        (double)reinterpret_cast<const A *>(&a)[live_field<Op>()]);
     return b == kSlotEmpty ? 0x7ff8000000000000ull : b; /* that NaN's bits are the empty mark */
 }
 

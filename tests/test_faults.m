@@ -156,6 +156,35 @@
 %!         sprintf ("free %d before, %d after", i0.memory_free, i2.memory_free));
 
 %!testif ; gpudot_gpu_available () && isempty (getenv ("GPUDOT_SANITIZE"))
+%! ## a workspace that fails to grow (the split runs' slots, then the tickets): the call
+%! ## gives gpudot:outOfMemory, and later calls that fit the former size set the
+%! ## workspace up again instead of launching with none
+%! u = garray (randn (2^14, 1));  v = garray (randn (2^20, 1));
+%! X = garray (randn (2^13, 100));  A = garray (randn (64, 4096));
+%! __gpudot__ ("release");
+%! gdot (A, A, 2);              # rows: a large partials workspace, a few tickets
+%! ru = gdot (u, u);            # a few slots
+%! __gpudot__ ("__fault__", "alloc");
+%! try
+%!   gdot (v, v);               # more slots than set up: their regrowth fails
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "gpudot:outOfMemory");
+%! end_try_catch
+%! assert (gdot (u, u), ru);
+%! assert (gdot (v, v), sumsq (gather (v)), -1e-12);
+%! __gpudot__ ("__fault__", "alloc");
+%! try
+%!   gdot (X, X);               # 100 outputs: more tickets than set up
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "gpudot:outOfMemory");
+%! end_try_catch
+%! assert (gdot (u, u), ru);
+%! assert (gdot (X, X), sumsq (gather (X)), -1e-12);
+%! __gpudot__ ("release");
+
+%!testif ; gpudot_gpu_available () && isempty (getenv ("GPUDOT_SANITIZE"))
 %! ## a kernel that faults (a trap, as an illegal address would): the context is lost for
 %! ## the process.  That call gives gpudot:cuda with CUDA's text and "restart Octave";
 %! ## later "gpu" calls and garrays say the same; "auto" answers on the CPU engine with one
