@@ -7,6 +7,15 @@
  *   launch_flag      launch a kernel that writes a flag into mapped pinned memory, the host
  *                    spinning on the flag (what a small gpudot call did before the server)
  *   launch_dot       the same with a dot product of n doubles (132 x 256 threads)
+ *   A/B of how the result comes back (issue 5, target 5; rounds alternate the variants):
+ *   flag_fence       a 1-thread kernel: __threadfence_system, then the flag (= launch_flag)
+ *   flag_nofence     the same without the fence
+ *   val_fence_flag   the result (a double) into mapped memory, the fence, then the flag
+ *                    (what a small gpudot call does)
+ *   val_only         the result alone, the host spinning on it until it leaves a NaN
+ *                    pattern that it stored before the launch (the value is the flag)
+ *   dot1_flag/val    one block of 256 threads: a dot of n doubles, finished either way
+ *   dotg_flag/val    the grid dot above (launch_dot), finished either way
  *   server_ping      a resident kernel polling a doorbell in mapped memory: the host rings,
  *                    the kernel answers in mapped memory; no launch at all
  *   server_dot       the same, every block of the resident grid taking part in a dot
@@ -58,8 +67,19 @@ struct Job {
 };
 
 /* grid-wide dot, last block (ticket) finishes: writes *res then *flag = v (mapped) */
+constexpr unsigned long long kEmpty = 0x7ff4dead0000beefull; /* a NaN no kernel makes */
+
+/* the result's bits are the flag: never the empty mark */
+__device__ __forceinline__ void put_val(volatile double *res, double t)
+{
+    unsigned long long b = (unsigned long long)__double_as_longlong(t);
+    if (b == kEmpty)
+        b = 0x7ff8000000000000ull;
+    *(volatile unsigned long long *)res = b;
+}
+
 __device__ void dot_body(const Job &j, double *partials, unsigned *ticket, volatile double *res,
-                         volatile unsigned *flag, unsigned v)
+                         volatile unsigned *flag, unsigned v, int mode = 1)
 {
     __shared__ bool last;
     double a = 0;
@@ -79,8 +99,47 @@ __device__ void dot_body(const Job &j, double *partials, unsigned *ticket, volat
             t += __ldcg(partials + b);
         t = block_sum(t);
         if (threadIdx.x == 0) {
-            *res = t;
             *ticket = 0;
+            if (mode == 0) {
+                put_val(res, t);
+            } else {
+                *res = t;
+                __threadfence_system();
+                *flag = v;
+            }
+        }
+    }
+}
+
+__global__ void val_kernel(volatile double *res, volatile unsigned *flag, double v, int mode)
+{
+    if (mode == 0) {
+        put_val(res, v);
+    } else {
+        *res = v;
+        __threadfence_system();
+        *flag = 1;
+    }
+}
+
+__global__ void nofence_kernel(volatile unsigned *flag, unsigned v)
+{
+    *flag = v;
+}
+
+/* one block: the whole dot, then the result (mode 0: value as flag; 1: fence + flag) */
+__global__ void dot1_kernel(Job j, volatile double *res, volatile unsigned *flag, unsigned v,
+                            int mode)
+{
+    double a = 0;
+    for (int i = threadIdx.x; i < j.n; i += blockDim.x)
+        a += __ldcg(j.x + i) * __ldcg(j.y + i);
+    a = block_sum(a);
+    if (threadIdx.x == 0) {
+        if (mode == 0) {
+            put_val(res, a);
+        } else {
+            *res = a;
             __threadfence_system();
             *flag = v;
         }
@@ -88,9 +147,9 @@ __device__ void dot_body(const Job &j, double *partials, unsigned *ticket, volat
 }
 
 __global__ void dot_kernel(Job j, double *partials, unsigned *ticket, volatile double *res,
-                           volatile unsigned *flag, unsigned v)
+                           volatile unsigned *flag, unsigned v, int mode = 1)
 {
-    dot_body(j, partials, ticket, res, flag, v);
+    dot_body(j, partials, ticket, res, flag, v, mode);
 }
 
 struct Box {              /* mapped pinned memory, one cache line each */
@@ -251,6 +310,54 @@ int main(int argc, char **argv)
     }
     CK(cudaStreamSynchronize(s));
     report("launch_dot", t);
+
+    /* the A/B: 8 rounds, each variant in turn, reps / 8 round trips each */
+    {
+        const char *names[] = {"flag_fence", "flag_nofence", "val_fence_flag", "val_only",
+                               "dot1_flag", "dot1_val", "dotg_flag", "dotg_val"};
+        const int nv = 8, rounds = 8, per = reps / rounds;
+        std::vector<std::vector<double>> tv(nv);
+        volatile unsigned long long *rb = (volatile unsigned long long *)&box->res;
+        unsigned seq = 0;
+        for (int round = 0; round < rounds; round++)
+            for (int v = 0; v < nv; v++)
+                for (int r = 0; r < per; r++) {
+                    int k = r % sets;
+                    Job j = {dx + (size_t)k * n, dy + (size_t)k * n, n};
+                    int byval = v == 3 || v == 5 || v == 7;
+                    unsigned u = ++seq;
+                    *rb = kEmpty;
+                    box->ack = 0;
+                    std::atomic_thread_fence(std::memory_order_seq_cst);
+                    auto t0 = clk::now();
+                    switch (v) {
+                    case 0: flag_kernel<<<1, 1, 0, s>>>(&box_d->ack, u); break;
+                    case 1: nofence_kernel<<<1, 1, 0, s>>>(&box_d->ack, u); break;
+                    case 2: val_kernel<<<1, 1, 0, s>>>(&box_d->res, &box_d->ack, 1.5, 1); break;
+                    case 3: val_kernel<<<1, 1, 0, s>>>(&box_d->res, &box_d->ack, 1.5, 0); break;
+                    case 4: dot1_kernel<<<1, threads, 0, s>>>(j, &box_d->res, &box_d->ack, u, 1); break;
+                    case 5: dot1_kernel<<<1, threads, 0, s>>>(j, &box_d->res, &box_d->ack, u, 0); break;
+                    case 6: dot_kernel<<<grid, threads, 0, s>>>(j, partials, ticket, &box_d->res, &box_d->ack, u, 1); break;
+                    default: dot_kernel<<<grid, threads, 0, s>>>(j, partials, ticket, &box_d->res, &box_d->ack, u, 0); break;
+                    }
+                    if (byval) {
+                        while (*rb == kEmpty)
+                            ;
+                    } else {
+                        unsigned want_ack = v == 2 ? 1u : u;
+                        while (box->ack != want_ack)
+                            ;
+                    }
+                    tv[v].push_back(std::chrono::duration<double, std::micro>(clk::now() - t0).count());
+                    if (v >= 4)
+                        bad = std::max(bad, fabs(box->res - want[k]) / fabs(want[k]));
+                    else if (v >= 2 && box->res != 1.5)
+                        bad = 1;
+                    CK(cudaStreamSynchronize(s));
+                }
+        for (int v = 0; v < nv; v++)
+            report(names[v], tv[v]);
+    }
 
     for (int work = 0; work < 2; work++) {
         box->bell = 0;

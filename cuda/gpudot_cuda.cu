@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <new>
@@ -183,11 +184,12 @@ gpudot_status buf_need(DevBuf &b, size_t bytes, const char *what)
 }
 
 /* Results up to this size are written by the kernel straight into mapped pinned host
- * memory: a launch and a stream sync, no separate copy (H100: ~10 us round trip against
- * ~20 us for launch + copy + sync). */
+ * memory, each value word its own flag (kOutEmpty*, reduce_kernels.cuh): a launch and a
+ * spin, no separate copy and no stream sync (H100: ~10 us round trip against ~20 us for
+ * launch + copy + sync). */
 constexpr size_t kMappedBytes = 64 * 1024;
-/* Host polls of the done flag before falling back to cudaStreamSynchronize: ~10^7 polls of
- * uncached mapped memory is of the order of seconds, far beyond any single-output kernel. */
+/* Host polls of the results before falling back to cudaStreamSynchronize: ~10^7 polls of
+ * mapped memory is of the order of seconds, far beyond any kernel of these sizes. */
 constexpr long kSpinLimit = 10000000;
 
 size_t ring_bytes();
@@ -410,7 +412,7 @@ constexpr size_t kTileFromBytes = (size_t)1 << 30;
 constexpr int64_t kMaxGridX = ((int64_t)1 << 31) - 1;
 
 gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void *d_y,
-                         void *d_out, int carry_in, int is_final, volatile int *done = nullptr)
+                         void *d_out, int carry_in, int is_final, int mapped = 0)
 {
     Args p;
     memset(&p, 0, sizeof p);
@@ -425,7 +427,7 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     p.carry = (State *)E.carry.p;
     p.carry_in = carry_in;
     p.is_final = is_final;
-    p.done = done;
+    p.mapped = mapped;
     /* warp columns: about two 16-byte loads per lane and operand */
     size_t es = (sub->type == GPUDOT_F32 ? 4 : 8) * ((sub->cx || (sub->cy && sub->op != GPUDOT_OP_NORM)) ? 2 : 1);
     int64_t vecs = (int64_t)((sub->nk * es + 15) / 16);
@@ -1063,8 +1065,7 @@ static gpudot_status one_launch(const gpudot_dot_req *r)
     return GPUDOT_SIZE_MISMATCH;
 }
 
-/* The mapped pinned area that small results are written to, allocated on first use; its
- * last 64 bytes hold the done flag of a one-output kernel. */
+/* The mapped pinned area that small results are written to, allocated on first use. */
 static gpudot_status mapped_area()
 {
     if (!E.mapped) {
@@ -1074,28 +1075,45 @@ static gpudot_status mapped_area()
     return GPUDOT_OK;
 }
 
-static volatile int *done_flag()
+/* Fills the first nw words (of wsize bytes: 4 or 8) of the mapped area with the empty mark
+ * that the kernel about to be launched replaces with values. */
+static void mark_empty(size_t nw, size_t wsize)
 {
-    return (volatile int *)((char *)E.mapped + kMappedBytes - 64);
+    if (wsize == 4)
+        std::fill_n((unsigned *)E.mapped, nw, kOutEmpty32);
+    else
+        std::fill_n((unsigned long long *)E.mapped, nw, kOutEmpty64);
 }
 
-static int *done_flag_dev()
+static bool word_empty(size_t i, size_t wsize)
 {
-    return (int *)((char *)E.mapped_dev + kMappedBytes - 64);
+    return wsize == 4 ? ((volatile unsigned *)E.mapped)[i] == kOutEmpty32
+                      : ((volatile unsigned long long *)E.mapped)[i] == kOutEmpty64;
 }
 
-/* Waits for the done flag of the kernel just launched on E.stream.  Spinning on mapped
- * memory answers a few us sooner than a stream sync.  A faulting kernel never raises the
- * flag, so the spin asks the stream now and then and is bounded; the sync after it reports
- * any fault.  gdot's small calls and __ping__ (their floor in the benchmark) share it. */
-static gpudot_status wait_done(const char *what)
+/* Waits for the kernel just launched on E.stream to fill the nw words that mark_empty
+ * marked.  Spinning on mapped memory answers a few us sooner than a stream sync.  A
+ * faulting kernel never fills them, so the spin asks the stream now and then and is
+ * bounded; the sync after it reports any fault.  gdot's small calls and __ping__ (their
+ * floor in the benchmark) share it. */
+static gpudot_status wait_marked(size_t nw, size_t wsize, const char *what)
 {
-    volatile int *flag = done_flag();
-    for (long spin = 0; spin < kSpinLimit && !*flag; spin++)
+    size_t i = 0;
+    for (long spin = 0; nw > 0 && spin < kSpinLimit; spin++) {
+        while (i < nw && !word_empty(i, wsize))
+            i++;
+        if (i == nw)
+            return GPUDOT_OK;
         if ((spin & 4095) == 4095 && cudaStreamQuery(E.stream) != cudaErrorNotReady)
             break;
-    if (!*flag)
-        CK(cudaStreamSynchronize(E.stream), what);
+    }
+    CK(cudaStreamSynchronize(E.stream), what);
+    while (i < nw && !word_empty(i, wsize))
+        i++;
+    if (i < nw) { /* a finished kernel left an output unwritten: never silently a NaN */
+        snprintf(E.err, sizeof E.err, "%s: output %zu of %zu not written", what, i, nw);
+        return GPUDOT_CUDA;
+    }
     return GPUDOT_OK;
 }
 
@@ -1126,23 +1144,17 @@ static gpudot_status dot_resident(const gpudot_dot_req *r)
         CK(cudaMemcpy(E.y.p, r->y, by, cudaMemcpyHostToDevice), "cudaMemcpy (upload)");
         dy = E.y.p;
     }
-    if (bo <= kMappedBytes - 64) {
+    if (bo <= kMappedBytes) {
         if ((st = mapped_area()))
             return st;
-        /* one output: the finishing thread raises a flag after its result (both in
-         * mapped memory); spinning on it answers a few us sooner than a stream sync */
-        int single = r->nb * r->na == 1;
-        if (single)
-            *done_flag() = 0;
+        /* the outputs' words hold the empty mark until the kernel writes them */
+        size_t ws = r->type == GPUDOT_F32 ? 4 : 8;
+        mark_empty(bo / ws, ws);
         GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
-        if ((st = run_kernel(r, dx, dy, E.mapped_dev, 0, 1, single ? done_flag_dev() : nullptr)))
+        if ((st = run_kernel(r, dx, dy, E.mapped_dev, 0, 1, 1)))
             return st;
         GPUDOT_MARK(GPUDOT_STAGE_DRAIN);
-        if (single)
-            st = wait_done("kernel");
-        else
-            CK(cudaStreamSynchronize(E.stream), "kernel");
-        if (st)
+        if ((st = wait_marked(bo / ws, ws, "kernel")))
             return st;
         GPUDOT_MARK(GPUDOT_STAGE_WAIT);
         memcpy(r->out, E.mapped, bo);
@@ -1381,12 +1393,11 @@ gpudot_status gpudot_cuda_ladder(const gpudot_dot_req *r, int kernel, double *ms
     return st;
 }
 
-/* The floor of a small call: an empty kernel that raises the done flag in mapped memory,
- * the host spinning on it, as dot_resident does for a one-output result. */
-__global__ void ping_kernel(volatile int *done)
+/* The floor of a small call: a kernel that writes one value into mapped memory, the host
+ * spinning on it, as dot_resident does for a one-output result. */
+__global__ void ping_kernel(double *out)
 {
-    __threadfence_system();
-    *done = 1;
+    store_marked(out, 1.0);
 }
 
 gpudot_status gpudot_cuda_ping(void)
@@ -1396,12 +1407,12 @@ gpudot_status gpudot_cuda_ping(void)
         return st;
     if ((st = mapped_area()))
         return st;
-    *done_flag() = 0;
-    ping_kernel<<<1, 1, 0, E.stream>>>(done_flag_dev());
+    mark_empty(1, 8);
+    ping_kernel<<<1, 1, 0, E.stream>>>((double *)E.mapped_dev);
     CK(cudaGetLastError(), "kernel launch");
     /* dot_resident's own wait (an earlier copy without its stream queries read 46 us a
      * call in one H100 run whose resident gdot calls took 18-23 us) */
-    return wait_done("kernel");
+    return wait_marked(1, 8, "kernel");
 }
 
 gpudot_status gpudot_cuda_malloc(void **d, size_t bytes)
