@@ -11,9 +11,10 @@
  *   flag_fence       a 1-thread kernel: __threadfence_system, then the flag (= launch_flag)
  *   flag_nofence     the same without the fence
  *   val_fence_flag   the result (a double) into mapped memory, the fence, then the flag
- *                    (what a small gpudot call does)
+ *                    (what a small gpudot call did until 90c6bde)
  *   val_only         the result alone, the host spinning on it until it leaves a NaN
- *                    pattern that it stored before the launch (the value is the flag)
+ *                    pattern that it stored before the launch (the value is the flag:
+ *                    what a small gpudot call does since)
  *   dot1_flag/val    one block of 256 threads: a dot of n doubles, finished either way
  *   dotg_flag/val    the grid dot above (launch_dot), finished either way
  *   server_ping      a resident kernel polling a doorbell in mapped memory: the host rings,
