@@ -164,24 +164,18 @@
 %! __gpudot__ ("release");
 %! gdot (A, A, 2);              # rows: a large partials workspace, a few tickets
 %! ru = gdot (u, u);            # a few slots
-%! __gpudot__ ("__fault__", "alloc");
-%! try
-%!   gdot (v, v);               # more slots than set up: their regrowth fails
-%!   error ("no error");
-%! catch err
-%!   assert (err.identifier, "gpudot:outOfMemory");
-%! end_try_catch
-%! assert (gdot (u, u), ru);
-%! assert (gdot (v, v), sumsq (gather (v)), -1e-12);
-%! __gpudot__ ("__fault__", "alloc");
-%! try
-%!   gdot (X, X);               # 100 outputs: more tickets than set up
-%!   error ("no error");
-%! catch err
-%!   assert (err.identifier, "gpudot:outOfMemory");
-%! end_try_catch
-%! assert (gdot (u, u), ru);
-%! assert (gdot (X, X), sumsq (gather (X)), -1e-12);
+%! ## v: more slots than set up; X (100 outputs): more tickets than set up; each regrowth fails
+%! for g = {v, X}
+%!   __gpudot__ ("__fault__", "alloc");
+%!   try
+%!     gdot (g{1}, g{1});
+%!     error ("no error");
+%!   catch err
+%!     assert (err.identifier, "gpudot:outOfMemory");
+%!   end_try_catch
+%!   assert (gdot (u, u), ru);
+%!   assert (gdot (g{1}, g{1}), sumsq (gather (g{1})), -1e-12);
+%! endfor
 %! __gpudot__ ("release");
 
 %!testif ; gpudot_gpu_available () && isempty (getenv ("GPUDOT_SANITIZE"))
