@@ -125,6 +125,11 @@ struct Args {
     unsigned *tickets; /* workspace, all zero between launches */
     unsigned long long *slots; /* split columns' one-field sums; kSlotEmpty between launches */
     int mapped;       /* out is mapped host memory, each value word its own flag (below) */
+    int mapped_pad_;  /* keeps the fields below where they were when `mapped` was an 8-byte
+                       * pointer.  Without it ptxas gave the split single dot 58 registers
+                       * instead of 64 (nvcc -Xptxas -v, sm_90) and it lost 1-2% at single
+                       * 2^23-2^26 (2^24: 94.5% of the read ceiling against 96.5% with the
+                       * pad; bench/results/h100-kernel-args-pad-ab-2026-11-23.txt) */
     int splits;       /* blocks sharing one output group */
     int lanes;        /* warp columns: lanes per output, a power of two <= 32 */
     int tiles;        /* split columns: 0 grid-stride order, 1 tile order (run_sum) */
