@@ -4,8 +4,10 @@
  * to the device, and both at once, as the ring runs them.  If packing and DMA share one
  * memory bandwidth, the ring cannot reach the pinned-transfer floor, whatever its overlap.
  * The pack is timed for each way of storing (gpudot_pack_copy: plain memcpy, non-temporal
- * stores, memcpy + cldemote).
- *   nvcc -O3 -Xcompiler -fopenmp -Iinclude bench/host_bw.cu cpu/gpudot_pack.c -o host_bw &&
+ * stores, memcpy + cldemote).  And the zero-copy alternative: a kernel reading the mapped
+ * pinned buffer itself (bench/results/h100-host-bw-zero-copy-2026-11-23.txt: 50.5 GB/s
+ * against the copy engine's 54.9; not taken into the ring, reasons there).
+ *   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -Iinclude bench/host_bw.cu cpu/gpudot_pack.c -o host_bw &&
  *   ./host_bw
  * GB/s of payload (bytes copied, not bytes read + written); median of 15 repetitions.
  */
@@ -28,6 +30,22 @@
             return 1;                                                                      \
         }                                                                                  \
     } while (0)
+
+/* zero-copy: the SMs read mapped pinned memory themselves (16-byte loads, four in flight a
+ * thread), in place of the copy engine; the sum only keeps the loads alive */
+__global__ void zread(const uint4 *p, size_t n16, unsigned long long *sink)
+{
+    unsigned long long s = 0;
+    size_t stride = (size_t)gridDim.x * blockDim.x, i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < n16; i += 4 * stride) {
+        uint4 a = p[i], b = p[i + stride], c = p[i + 2 * stride], d = p[i + 3 * stride];
+        s += (a.x ^ b.y) + (c.z ^ d.w) + (a.w ^ d.x);
+    }
+    for (; i < n16; i += stride)
+        s += p[i].x ^ p[i].w;
+    if (s == 0x123456789abcdefull)
+        *sink = s;
+}
 
 static double now()
 {
@@ -66,8 +84,15 @@ int main()
         return 1;
     for (size_t i = 0; i < pool; i++)
         src[i] = (char)(rand() >> 7);
-    CK(cudaHostAlloc((void **)&pin[0], chunk, cudaHostAllocDefault));
-    CK(cudaHostAlloc((void **)&pin[1], chunk, cudaHostAllocDefault));
+    CK(cudaHostAlloc((void **)&pin[0], chunk, cudaHostAllocMapped));
+    CK(cudaHostAlloc((void **)&pin[1], chunk, cudaHostAllocMapped));
+    char *dpin[2];
+    CK(cudaHostGetDevicePointer((void **)&dpin[0], pin[0], 0));
+    CK(cudaHostGetDevicePointer((void **)&dpin[1], pin[1], 0));
+    unsigned long long *sink;
+    CK(cudaMalloc((void **)&sink, 8));
+    int nsm = 0;
+    CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
     CK(cudaMalloc((void **)&dev, chunk));
     memset(pin[0], 1, chunk);
     memset(pin[1], 1, chunk);
@@ -131,6 +156,21 @@ int main()
         }
         printf("DMA pinned->device alone: %.1f GB/s\n", median(v));
     }
+    /* zero-copy alone: a kernel reading the mapped buffer (written long before), by blocks
+     * per SM */
+    for (int bps : {1, 2, 4, 8}) {
+        std::vector<double> v;
+        for (int r = 0; r < reps; r++) {
+            CK(cudaEventRecord(e0, s));
+            zread<<<nsm * bps, 256, 0, s>>>((const uint4 *)dpin[0], chunk / 16, sink);
+            CK(cudaEventRecord(e1, s));
+            CK(cudaEventSynchronize(e1));
+            float ms;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            v.push_back(chunk / (ms * 1e-3) / 1e9);
+        }
+        printf("zero-copy kernel read alone, %d x 256 threads a SM: %.1f GB/s\n", bps, median(v));
+    }
     /* both at once: DMA of slot 0 queued back to back while the threads pack slot 1 */
     for (int way = GPUDOT_PACK_PLAIN; way < GPUDOT_PACK_NWAYS; way++)
     for (int nt : {4, 8, 15}) {
@@ -193,6 +233,36 @@ int main()
         }
         printf("pack then copy, 4 MiB pieces, %s, %2d pack threads: wall %.1f GB/s, copies %.1f GB/s\n",
                way_names[w], nt, median(vw), median(vc));
+    }
+    /* the same with the SMs reading each piece where it was packed (zero-copy) instead of a
+     * copy: one kernel a piece; pieces of 1 and 4 MiB */
+    for (int way = GPUDOT_PACK_PLAIN; way < GPUDOT_PACK_NWAYS; way++)
+    for (size_t piece : {(size_t)1 << 20, (size_t)4 << 20}) {
+        const int nt = maxt - 1 > 1 ? maxt - 1 : 1;
+        int w = gpudot_pack_way(way);
+        const int npieces = (int)(2 * chunk / piece);
+        std::vector<double> vw, vc;
+        for (int r = 0; r < reps; r++) {
+            const char *src2[2] = {next_src(), next_src()};
+            double t0 = now();
+            for (int i = 0; i < npieces; i++) {
+                int b = i / (npieces / 2);
+                size_t off = (size_t)(i % (npieces / 2)) * piece;
+                pack(pin[b] + off, src2[b] + off, piece, nt, w);
+                if (i == 0)
+                    CK(cudaEventRecord(e0, s));
+                zread<<<nsm * 2, 256, 0, s>>>((const uint4 *)(dpin[b] + off), piece / 16, sink);
+            }
+            CK(cudaEventRecord(e1, s));
+            CK(cudaEventSynchronize(e1));
+            double th = now() - t0;
+            float ms;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            vw.push_back(2 * chunk / th / 1e9);
+            vc.push_back(2 * chunk / (ms * 1e-3) / 1e9);
+        }
+        printf("pack then zero-copy read, %zu MiB pieces, %s, %2d pack threads: wall %.1f GB/s, reads %.1f GB/s\n",
+               piece >> 20, way_names[w], nt, median(vw), median(vc));
     }
     return 0;
 }
