@@ -9,11 +9,11 @@
 
 1;
 
-function [p, f, s] = run_grid (cases, gpu, stride)
+function [p, f, s] = run_grid (cases, gpu, stride, offset)
   p = f = s = 0;
   for i = 1:numel (cases)
     c = cases{i};
-    if ((c.gpu && ! gpu) || mod (i - 1, stride) != 0)
+    if ((c.gpu && ! gpu) || mod (i - 1 - offset, stride) != 0)
       s++;
       continue;
     endif
@@ -50,19 +50,27 @@ for i = 1:numel (files)
 endfor
 
 ## GPUDOT_GRID_STRIDE = k runs every k-th case of each grid (the rest count as skipped):
-## for runs under valgrind, where each case costs a hundred times more
+## for runs under valgrind or compute-sanitizer, where each case costs a hundred times
+## more.  GPUDOT_GRID_OFFSET = j (0 <= j < k) starts at case j + 1, so that k runs with
+## j = 0 .. k-1 cover every case between them.
 stride = max (1, round (str2double (getenv ("GPUDOT_GRID_STRIDE"))));
 if (isnan (stride))
   stride = 1;
 endif
+offset = round (str2double (getenv ("GPUDOT_GRID_OFFSET")));
+if (isnan (offset))
+  offset = 0;
+endif
+offset = mod (offset, stride);
 grids = glob (fullfile (here, "grid_*.m"));
 for i = 1:numel (grids)
   [~, name] = fileparts (grids{i});
   t0 = tic ();
   cases = feval (name);
-  [p, f, s] = run_grid (cases, gpu, stride);
+  [p, f, s] = run_grid (cases, gpu, stride, offset);
   printf ("%s: %d cases%s, %d passed, %d failed, %d skipped (%.1f s)\n", name, numel (cases),
-          ifelse (stride > 1, sprintf (" (every %dth run)", stride), ""), p, f, s, toc (t0));
+          ifelse (stride > 1, sprintf (" (every %dth run, from case %d)", stride, offset + 1), ""),
+          p, f, s, toc (t0));
   passed += p;
   failed += f;
   skipped += s;
