@@ -2,20 +2,7 @@
 ## (GPU engine and the default engine), and Octave's dot, for n = 1 ... 2^24, single and
 ## double.  Median of many calls; several input sets rotated.  Run from the repository root:
 ##   octave-cli --no-history bench/garray_calls.m
-1;
-## Median over rounds of the mean time of a plain loop of calls (no anonymous function in
-## between: on the GPU machine that alone costs ~10 us a call).
-function t = loop_us (code, nsets, reps)
-  rounds = 7;
-  per = max (1, ceil (reps / rounds));
-  t = zeros (rounds, 1);
-  for r = 1:rounds
-    evalin ("caller", sprintf ("t0_ = tic (); for r_ = 1:%d, k_ = mod (r_ - 1, %d) + 1; %s; end; t_ = toc (t0_);",
-                               per, nsets, code));
-    t(r) = evalin ("caller", "t_") / per;
-  endfor
-  t = 1e6 * median (t);
-endfunction
+addpath (fileparts (mfilename ("fullpath")));   # loop_us.m
 
 mexdir = getenv ("GPUDOT_MEXDIR");
 if (isempty (mexdir))
@@ -39,15 +26,16 @@ for cls = {"single", "double"}
       gx{k} = garray (xs{k});  gy{k} = garray (ys{k});
     endfor
     reps = max (21, min (3000, floor (2^28 / n)));
-    tr = loop_us ("gdot (gx{k_}, gy{k_})", nsets, reps);
-    tc = loop_us ("gcosine (gx{k_}, gy{k_})", nsets, reps);
+    per = ceil (reps / 7);
+    tr = loop_us ("gdot (gx{k_}, gy{k_})", nsets, per);
+    tc = loop_us ("gcosine (gx{k_}, gy{k_})", nsets, per);
     th = NaN;
     if (gpu)
-      th = loop_us ("gdot (xs{k_}, ys{k_}, 'device', 'gpu')", nsets, max (21, floor (reps / 4)));
+      th = loop_us ("gdot (xs{k_}, ys{k_}, 'device', 'gpu')", nsets, ceil (max (21, floor (reps / 4)) / 7));
     endif
-    ta = loop_us ("gdot (xs{k_}, ys{k_})", nsets, reps);
-    td = loop_us ("dot (xs{k_}, ys{k_})", nsets, reps);
-    te = loop_us ("__gpudot__ ('gpu_available')", nsets, reps);
+    ta = loop_us ("gdot (xs{k_}, ys{k_})", nsets, per);
+    td = loop_us ("dot (xs{k_}, ys{k_})", nsets, per);
+    te = loop_us ("__gpudot__ ('gpu_available')", nsets, per);
     printf ("%-7s %6d %12.1f %12.1f %12.1f %12.1f %12.1f %12.1f\n", cls{1}, e, tr, tc, th, ta, td, te);
     clear gx gy
   endfor

@@ -4,15 +4,8 @@ mexdir = getenv ("GPUDOT_MEXDIR");
 addpath (make_absolute_filename ("m"));
 addpath (make_absolute_filename (mexdir));
 warning ("off", "gpudot:noDevice");
+addpath (fileparts (mfilename ("fullpath")));   # loop_us.m
 nsets = 8;
-function t = loop_us (code, nsets, per)
-  t = zeros (7, 1);
-  for r = 1:7
-    evalin ("caller", sprintf ("t0_ = tic (); for r_ = 1:%d, k_ = mod (r_ - 1, %d) + 1; %s; end; t_ = toc (t0_);", per, nsets, code));
-    t(r) = evalin ("caller", "t_") / per;
-  endfor
-  t = 1e6 * median (t);
-endfunction
 per = 3000;
 out = {};
 out{end+1} = sprintf ("ping %.2f", loop_us ("__gpudot__ ('__ping__')", nsets, per));
