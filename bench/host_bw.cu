@@ -199,70 +199,60 @@ int main()
         printf("both at once, %s, %2d pack threads: pack %.1f GB/s, DMA %.1f GB/s\n",
                way_names[w], nt, median(vp), median(vd));
     }
-    /* the ring in miniature: 4 MiB pieces packed by nt threads into the two pinned buffers,
-     * each copied as soon as it is packed, so the copy engine reads lines the CPU has just
-     * written (the ring's case; above, it read a buffer packed long before).  wall: the
-     * 64 MiB over the whole loop; copies: over the span from the first copy's start to the
-     * last one's end */
+    /* the ring in miniature: pieces packed by nt threads into the two pinned buffers, each
+     * read as soon as it is packed, so the device reads lines the CPU has just written (the
+     * ring's case; above, it read a buffer packed long before): by the copy engine (a copy a
+     * piece) or by the SMs where the piece was packed (zero-copy: a kernel a piece).  wall:
+     * the 64 MiB over the whole loop; reads: over the span from the first read's start to the
+     * last one's end (GB/s, medians over reps) */
+    auto miniature = [&](size_t piece, int nt, int w, bool zero_copy, double *wall, double *reads) {
+        const int npieces = (int)(2 * chunk / piece);
+        std::vector<double> vw, vr;
+        for (int r = 0; r < reps; r++) {
+            const char *src2[2] = {next_src(), next_src()};
+            double t0 = now();
+            for (int i = 0; i < npieces; i++) {
+                int b = i / (npieces / 2);
+                size_t off = (size_t)(i % (npieces / 2)) * piece;
+                pack(pin[b] + off, src2[b] + off, piece, nt, w);
+                if (i == 0)
+                    CK(cudaEventRecord(e0, s));
+                if (zero_copy)
+                    zread<<<nsm * 2, 256, 0, s>>>((const uint4 *)(dpin[b] + off), piece / 16, sink);
+                else
+                    CK(cudaMemcpyAsync(dev + off, pin[b] + off, piece, cudaMemcpyHostToDevice, s));
+            }
+            CK(cudaEventRecord(e1, s));
+            CK(cudaEventSynchronize(e1));
+            double th = now() - t0;
+            float ms;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            vw.push_back(2 * chunk / th / 1e9);
+            vr.push_back(2 * chunk / (ms * 1e-3) / 1e9);
+        }
+        *wall = median(vw);
+        *reads = median(vr);
+        return 0;
+    };
+    double gw, gr;
     for (int way = GPUDOT_PACK_PLAIN; way < GPUDOT_PACK_NWAYS; way++)
     for (int nt : {8, 15}) {
         int w = gpudot_pack_way(way);
         if (nt > maxt)
             continue;
-        const size_t piece = (size_t)4 << 20;
-        const int npieces = (int)(2 * chunk / piece);
-        std::vector<double> vw, vc;
-        for (int r = 0; r < reps; r++) {
-            const char *src2[2] = {next_src(), next_src()};
-            double t0 = now();
-            for (int i = 0; i < npieces; i++) {
-                int b = i / (npieces / 2);
-                size_t off = (size_t)(i % (npieces / 2)) * piece;
-                pack(pin[b] + off, src2[b] + off, piece, nt, w);
-                if (i == 0)
-                    CK(cudaEventRecord(e0, s));
-                CK(cudaMemcpyAsync(dev + off, pin[b] + off, piece, cudaMemcpyHostToDevice, s));
-            }
-            CK(cudaEventRecord(e1, s));
-            CK(cudaEventSynchronize(e1));
-            double th = now() - t0;
-            float ms;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            vw.push_back(2 * chunk / th / 1e9);
-            vc.push_back(2 * chunk / (ms * 1e-3) / 1e9);
-        }
+        if (miniature((size_t)4 << 20, nt, w, false, &gw, &gr))
+            return 1;
         printf("pack then copy, 4 MiB pieces, %s, %2d pack threads: wall %.1f GB/s, copies %.1f GB/s\n",
-               way_names[w], nt, median(vw), median(vc));
+               way_names[w], nt, gw, gr);
     }
-    /* the same with the SMs reading each piece where it was packed (zero-copy) instead of a
-     * copy: one kernel a piece; pieces of 1 and 4 MiB */
     for (int way = GPUDOT_PACK_PLAIN; way < GPUDOT_PACK_NWAYS; way++)
     for (size_t piece : {(size_t)1 << 20, (size_t)4 << 20}) {
         const int nt = maxt - 1 > 1 ? maxt - 1 : 1;
         int w = gpudot_pack_way(way);
-        const int npieces = (int)(2 * chunk / piece);
-        std::vector<double> vw, vc;
-        for (int r = 0; r < reps; r++) {
-            const char *src2[2] = {next_src(), next_src()};
-            double t0 = now();
-            for (int i = 0; i < npieces; i++) {
-                int b = i / (npieces / 2);
-                size_t off = (size_t)(i % (npieces / 2)) * piece;
-                pack(pin[b] + off, src2[b] + off, piece, nt, w);
-                if (i == 0)
-                    CK(cudaEventRecord(e0, s));
-                zread<<<nsm * 2, 256, 0, s>>>((const uint4 *)(dpin[b] + off), piece / 16, sink);
-            }
-            CK(cudaEventRecord(e1, s));
-            CK(cudaEventSynchronize(e1));
-            double th = now() - t0;
-            float ms;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            vw.push_back(2 * chunk / th / 1e9);
-            vc.push_back(2 * chunk / (ms * 1e-3) / 1e9);
-        }
+        if (miniature(piece, nt, w, true, &gw, &gr))
+            return 1;
         printf("pack then zero-copy read, %zu MiB pieces, %s, %2d pack threads: wall %.1f GB/s, reads %.1f GB/s\n",
-               piece >> 20, way_names[w], nt, median(vw), median(vc));
+               piece >> 20, way_names[w], nt, gw, gr);
     }
     return 0;
 }
