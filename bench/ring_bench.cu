@@ -5,7 +5,10 @@
  * alone.  Isolates the ring from the MEX call and Octave (issue 5, target 6).
  *   nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fopenmp -Iinclude bench/ring_bench.cu \
  *        <build>/obj/gpudot_*.o -lcublas -o ring_bench &&
- *   ./ring_bench [slot_cap_MiB [piece_KiB [pack]]]     (pack: a GPUDOT_PACK_* number)
+ *   ./ring_bench [slot_cap_MiB [piece_KiB [pack [sources]]]]   (pack: a GPUDOT_PACK_* number)
+ * sources "octave": each input set's x and y their own malloc, filled by one thread, as an
+ * Octave session holds its arrays (the default: two 1 GiB pools filled in parallel); for the
+ * question why the same ring call takes longer from Octave (bench/notes.md, target 6).
  * Median of 15 calls; input sets rotated so the last-level cache holds none of the data.
  */
 #include <algorithm>
@@ -46,6 +49,7 @@ int main(int argc, char **argv)
     char *px = (char *)malloc(pool), *py = (char *)malloc(pool);
     if (!px || !py)
         return 1;
+    int octave_like = argc > 4 && !strcmp(argv[4], "octave");
 #pragma omp parallel for
     for (size_t i = 0; i < pool / 4; i++) {
         unsigned h = (unsigned)(i * 2654435761u);
@@ -53,6 +57,12 @@ int main(int argc, char **argv)
         ((float *)px)[i] = (float)(h & 0xffff) / 65536.0f - 0.5f;
         ((float *)py)[i] = (float)((h >> 16) & 0xffff) / 65536.0f - 0.5f;
     }
+    /* "octave": the sets of a size are copied into arrays of their own, each allocated and
+     * written by this one thread before that size's calls, and freed after them */
+    std::vector<char *> own;
+    auto set_ptr = [&](char *base, size_t bytes, int sets, int k) -> const char * {
+        return octave_like ? own[2 * k + (base == py)] : base + (size_t)k * bytes;
+    };
     /* the floor's rate: one 256 MiB pinned copy, median of 5 */
     size_t fb = (size_t)256 << 20;
     void *hp, *dp;
@@ -69,14 +79,24 @@ int main(int argc, char **argv)
     double rate = median(rv);
     cudaFreeHost(hp);
     cudaFree(dp);
-    printf("# pinned host->device %.1f GB/s; gdot (\"double\") on pageable host data; slot cap %zu MiB, piece %zu KiB, pack %d (as done: %d)\n",
-           rate / 1e9, cap >> 20, piece >> 10, pack, gpudot_pack_way(pack));
+    printf("# pinned host->device %.1f GB/s; gdot (\"double\") on pageable host data; slot cap %zu MiB, piece %zu KiB, pack %d (as done: %d); sources %s\n",
+           rate / 1e9, cap >> 20, piece >> 10, pack, gpudot_pack_way(pack), octave_like ? "octave" : "pools");
     printf("%-7s %5s %10s %10s %7s\n", "class", "log2n", "us", "floor_us", "ratio");
     for (int dbl = 0; dbl < 2; dbl++) {
         for (int e = 20; e <= 26; e++) {
             int64_t n = (int64_t)1 << e;
             size_t bytes = (size_t)n * (dbl ? 8 : 4);
             int sets = (int)std::min<size_t>(pool / bytes, 16);
+            if (octave_like) {
+                for (int k = 0; k < sets; k++)
+                    for (char *base : {px, py}) {
+                        char *a = (char *)malloc(bytes);
+                        if (!a)
+                            return 1;
+                        memcpy(a, base + (size_t)k * bytes, bytes);
+                        own.push_back(a);
+                    }
+            }
             std::vector<double> t;
             double out;
 #ifdef GPUDOT_STAGES
@@ -87,8 +107,8 @@ int main(int argc, char **argv)
                 memset(&q, 0, sizeof q);
                 q.op = GPUDOT_OP_DOT;
                 q.type = dbl ? GPUDOT_F64 : GPUDOT_F32;
-                q.x = px + (r % sets) * bytes;
-                q.y = py + (r % sets) * bytes;
+                q.x = set_ptr(px, bytes, sets, r % sets);
+                q.y = set_ptr(py, bytes, sets, r % sets);
                 q.nb = 1, q.nk = n, q.na = 1;
                 q.bx = 1, q.kx = n, q.ax = 1;
                 q.by = 1, q.ky = n, q.ay = 1;
@@ -117,6 +137,9 @@ int main(int argc, char **argv)
                     printf(" %s %.0f", stage_names[i], sus[i]);
             printf("\n");
 #endif
+            for (char *a : own)
+                free(a);
+            own.clear();
             double us = median(t) * 1e6, floor_us = 2.0 * bytes / rate * 1e6;
             printf("%-7s %5d %10.1f %10.1f %7.2f\n", dbl ? "double" : "single", e, us, floor_us,
                    us / floor_us);
