@@ -59,10 +59,7 @@ int main(int argc, char **argv)
     }
     /* "octave": the sets of a size are copied into arrays of their own, each allocated and
      * written by this one thread before that size's calls, and freed after them */
-    std::vector<char *> own;
-    auto set_ptr = [&](char *base, size_t bytes, int sets, int k) -> const char * {
-        return octave_like ? own[2 * k + (base == py)] : base + (size_t)k * bytes;
-    };
+    std::vector<char *> own; /* set k's x at 2k, its y at 2k + 1 */
     /* the floor's rate: one 256 MiB pinned copy, median of 5 */
     size_t fb = (size_t)256 << 20;
     void *hp, *dp;
@@ -107,8 +104,9 @@ int main(int argc, char **argv)
                 memset(&q, 0, sizeof q);
                 q.op = GPUDOT_OP_DOT;
                 q.type = dbl ? GPUDOT_F64 : GPUDOT_F32;
-                q.x = set_ptr(px, bytes, sets, r % sets);
-                q.y = set_ptr(py, bytes, sets, r % sets);
+                int k = r % sets;
+                q.x = octave_like ? own[2 * k] : px + (size_t)k * bytes;
+                q.y = octave_like ? own[2 * k + 1] : py + (size_t)k * bytes;
                 q.nb = 1, q.nk = n, q.na = 1;
                 q.bx = 1, q.kx = n, q.ax = 1;
                 q.by = 1, q.ky = n, q.ay = 1;
