@@ -12,8 +12,14 @@
 
 ## Times (us per call) of several calls measured in alternation: round r runs a plain loop
 ## of each call in turn, so that drift of the machine hits all of them alike; median, min
-## and max over 9 rounds.  With one set the loop has no indexing at all.
-function T = rounds_us (codes, nsets, budget_s)
+## and max over 9 rounds of each loop's mean.  With one set the loop has no indexing at all.
+## For the calls flagged in PERCALL (long ones: the staging ring) the loop also times each
+## call alone (tic/toc around it); C(:, c) is then the median, 10th and 90th percentile of
+## those single calls over all rounds.  Loop means also count the VM's slow phases (runs of
+## calls up to 9x slower than their median, in ring_bench without Octave too; a pinned copy
+## measured at 2/3 of its rate in one: bench/notes.md, target 6) wherever they fall; the
+## median of single calls is the "many calls, median" of issue 5.
+function [T, C] = rounds_us (codes, nsets, budget_s, percall = false (size (codes)))
   nc = numel (codes);
   per = zeros (nc, 1);
   for c = 1:nc   # one timed call each, after an untimed one, to size the loops.  (The
@@ -25,9 +31,14 @@ function T = rounds_us (codes, nsets, budget_s)
   endfor
   rounds = 9;
   t = zeros (rounds, nc);
+  single_calls = cell (1, nc);
   for r = 1:rounds
     for c = 1:nc
-      if (nsets == 1)
+      if (percall(c))
+        loop = sprintf (["tt_ = zeros (1, %d); t0_ = tic (); for r_ = 1:%d, k_ = mod (r_ - 1, %d) + 1; ", ...
+                         "t1_ = tic (); %s; tt_(r_) = toc (t1_); end; t_ = toc (t0_);"],
+                        per(c), per(c), nsets, codes{c});
+      elseif (nsets == 1)
         loop = sprintf ("k_ = 1; t0_ = tic (); for r_ = 1:%d, %s; end; t_ = toc (t0_);", per(c), codes{c});
       else
         loop = sprintf ("t0_ = tic (); for r_ = 1:%d, k_ = mod (r_ - 1, %d) + 1; %s; end; t_ = toc (t0_);",
@@ -35,9 +46,18 @@ function T = rounds_us (codes, nsets, budget_s)
       endif
       evalin ("caller", loop);
       t(r, c) = 1e6 * evalin ("caller", "t_") / per(c);
+      if (percall(c))
+        single_calls{c} = [single_calls{c}, 1e6 * evalin("caller", "tt_")];
+      endif
     endfor
   endfor
   T = [median(t, 1); min(t, [], 1); max(t, [], 1)];
+  C = NaN (3, nc);
+  for c = find (percall)
+    v = sort (single_calls{c});
+    m = numel (v);
+    C(:, c) = [median(v); v(floor (0.1 * (m - 1)) + 1); v(floor (0.9 * (m - 1)) + 1)];
+  endfor
 endfunction
 
 function emit (fid, op, cls, n, bytes, med, lo, hi, label)
@@ -114,9 +134,13 @@ for cls = {"single", "double"}
                          "gcosine (X{k_}, Y{k_}, 'device', 'gpu')"}];
         nbytes = [nbytes, [2 1 2] * n * es];
       endif
-      T = rounds_us (codes, nsets, budget * numel (codes));
+      percall = ! cellfun (@isempty, regexp (names, "_gpu$"));
+      [T, C] = rounds_us (codes, nsets, budget * numel (codes), percall);
       for c = 1:numel (codes)
         emit (fid, names{c}, cls, n, nbytes(c), T(1, c), T(2, c), T(3, c), dev);
+        if (percall(c))
+          emit (fid, [names{c} "_call"], cls, n, nbytes(c), C(1, c), C(2, c), C(3, c), dev);
+        endif
       endfor
     endif
     if (any (strfind (parts, "resident")) && gpu)

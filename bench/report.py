@@ -184,11 +184,15 @@ t6 = []
 ok6 = True
 for cls in ("single", "double"):
     for lg in range(22, 27, 2):
+        # judged on the median of single calls (issue 5: "many calls, median") where the
+        # run has them; the loop mean beside it (it counts the VM's slow phases)
         r = get("octave", "host_gdot_gpu", cls, f"2^{lg}")
-        if r and pinned:
-            floor = r["bytes"] / pinned * 1e-3
-            ok6 &= r["us"] / floor <= 1.3
-            t6.append(f"gpu {cls} 2^{lg}: {r['us'] / floor:.2f}x the pinned floor")
+        c = get("octave", "host_gdot_gpu_call", cls, f"2^{lg}")
+        if (c or r) and pinned:
+            floor = (c or r)["bytes"] / pinned * 1e-3
+            ok6 &= (c or r)["us"] / floor <= 1.3
+            loop = f" (loop mean {r['us'] / floor:.2f}x)" if c and r else ""
+            t6.append(f"gpu {cls} 2^{lg}: {(c or r)['us'] / floor:.2f}x the pinned floor{loop}")
 worst = None
 for blas in ("OpenBLAS", "reference", "system"):
     for cls in ("single", "double"):
@@ -243,6 +247,8 @@ for r in rows:
 P("")
 
 P("## Calls from Octave (median us per call)\n")
+P("Each row: the median over 9 rounds of a loop's mean time per call; `_call` rows: the median "
+  "of the same calls timed one by one (tic/toc around each; the staging ring's rows only).\n")
 blases = sorted({r["device"].split("BLAS ")[-1] for r in rows if r["section"] == "octave"})
 for cls in ("single", "double"):
     shapes = sorted({r["shape"] for r in rows if r["section"] == "octave" and r["cls"] == cls},
@@ -253,8 +259,8 @@ for cls in ("single", "double"):
     P("| call | BLAS | " + " | ".join(shapes) + " |")
     P("|---|---|" + "---|" * len(shapes))
     opsO = sorted({r["op"] for r in rows if r["section"] == "octave" and r["cls"] == cls})
-    order = ["resident_gdot", "resident_gnorm", "resident_gcosine", "host_gdot_gpu", "host_gnorm_gpu",
-             "host_gcosine_gpu", "host_gdot_auto", "host_dot", "host_gnorm_auto", "host_norm",
+    order = ["resident_gdot", "resident_gnorm", "resident_gcosine", "host_gdot_gpu_call", "host_gdot_gpu",
+             "host_gnorm_gpu_call", "host_gnorm_gpu", "host_gcosine_gpu_call", "host_gcosine_gpu", "host_gdot_auto", "host_dot", "host_gnorm_auto", "host_norm",
              "host_vecnorm", "host_gcosine_auto"]
     for op in [o for o in order if o in opsO]:
         for blas in blases:

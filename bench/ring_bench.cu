@@ -9,7 +9,10 @@
  * sources "octave": each input set's x and y their own malloc, filled by one thread, as an
  * Octave session holds its arrays (the default: two 1 GiB pools filled in parallel); for the
  * question why the same ring call takes longer from Octave (bench/notes.md, target 6).
- * Median of 15 calls; input sets rotated so the last-level cache holds none of the data.
+ * Median of RB_CALLS calls (default 15; the environment variable) after two that size the
+ * ring, with the mean, the 90th percentile and the slowest of them: Octave's bench takes
+ * means of loops, so a tail of slow calls moves its numbers and not this median.  Input
+ * sets rotated so the last-level cache holds none of the data.
  */
 #include <algorithm>
 #include <cstdio>
@@ -78,7 +81,10 @@ int main(int argc, char **argv)
     cudaFree(dp);
     printf("# pinned host->device %.1f GB/s; gdot (\"double\") on pageable host data; slot cap %zu MiB, piece %zu KiB, pack %d (as done: %d); sources %s\n",
            rate / 1e9, cap >> 20, piece >> 10, pack, gpudot_pack_way(pack), octave_like ? "octave" : "pools");
-    printf("%-7s %5s %10s %10s %7s\n", "class", "log2n", "us", "floor_us", "ratio");
+    int calls = getenv("RB_CALLS") ? atoi(getenv("RB_CALLS")) : 15;
+    calls = calls < 1 ? 1 : calls;
+    printf("%-7s %5s %10s %10s %7s %10s %10s %10s %6s\n", "class", "log2n", "us", "floor_us", "ratio",
+           "mean_us", "p90_us", "max_us", "slow");
     for (int dbl = 0; dbl < 2; dbl++) {
         for (int e = 20; e <= 26; e++) {
             int64_t n = (int64_t)1 << e;
@@ -99,7 +105,7 @@ int main(int argc, char **argv)
 #ifdef GPUDOT_STAGES
             double sus[GPUDOT_NSTAGES];
 #endif
-            for (int r = 0; r < 17; r++) {
+            for (int r = 0; r < calls + 2; r++) {
                 gpudot_dot_req q;
                 memset(&q, 0, sizeof q);
                 q.op = GPUDOT_OP_DOT;
@@ -138,9 +144,16 @@ int main(int argc, char **argv)
             for (char *a : own)
                 free(a);
             own.clear();
-            double us = median(t) * 1e6, floor_us = 2.0 * bytes / rate * 1e6;
-            printf("%-7s %5d %10.1f %10.1f %7.2f\n", dbl ? "double" : "single", e, us, floor_us,
-                   us / floor_us);
+            double us = median(t) * 1e6, floor_us = 2.0 * bytes / rate * 1e6, mean = 0;
+            for (double v : t)
+                mean += v / t.size();
+            std::sort(t.begin(), t.end());
+            int slow = 0; /* calls over 1.5x the median */
+            for (double v : t)
+                slow += v * 1e6 > 1.5 * us;
+            printf("%-7s %5d %10.1f %10.1f %7.2f %10.1f %10.1f %10.1f %6d\n", dbl ? "double" : "single", e, us,
+                   floor_us, us / floor_us, mean * 1e6, t[(size_t)(0.9 * (t.size() - 1))] * 1e6, t.back() * 1e6,
+                   slow);
         }
     }
     return 0;

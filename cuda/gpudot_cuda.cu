@@ -411,6 +411,12 @@ constexpr size_t kTileFromBytes = (size_t)1 << 30;
 /* Grid x of the kernels is at most 2^31 - 1; one chunk must stay below. */
 constexpr int64_t kMaxGridX = ((int64_t)1 << 31) - 1;
 
+/* bytes of one element of type t, complex or not */
+size_t esize(gpudot_type t, int cplx)
+{
+    return (t == GPUDOT_F32 ? 4 : 8) * (cplx ? 2 : 1);
+}
+
 gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void *d_y,
                          void *d_out, int carry_in, int is_final, int mapped = 0)
 {
@@ -429,7 +435,7 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     p.is_final = is_final;
     p.mapped = mapped;
     /* warp columns: about two 16-byte loads per lane and operand */
-    size_t es = (sub->type == GPUDOT_F32 ? 4 : 8) * ((sub->cx || (sub->cy && sub->op != GPUDOT_OP_NORM)) ? 2 : 1);
+    size_t es = esize(sub->type, sub->cx || (sub->cy && sub->op != GPUDOT_OP_NORM));
     int64_t vecs = (int64_t)((sub->nk * es + 15) / 16);
     p.lanes = 1;
     while (p.lanes < 32 && 2 * p.lanes < vecs)
@@ -477,11 +483,6 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     CK(cudaGetLastError(), "kernel launch");
     GPUDOT_MARK(GPUDOT_STAGE_LAUNCH_CHECK);
     return GPUDOT_OK;
-}
-
-size_t esize(gpudot_type t, int cplx)
-{
-    return (t == GPUDOT_F32 ? 4 : 8) * (cplx ? 2 : 1);
 }
 
 
@@ -1148,7 +1149,7 @@ static gpudot_status dot_resident(const gpudot_dot_req *r)
         if ((st = mapped_area()))
             return st;
         /* the outputs' words hold the empty mark until the kernel writes them */
-        size_t ws = r->type == GPUDOT_F32 ? 4 : 8;
+        size_t ws = esize(r->type, 0);
         mark_empty(bo / ws, ws);
         GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
         if ((st = run_kernel(r, dx, dy, E.mapped_dev, 0, 1, 1)))
@@ -1335,7 +1336,7 @@ gpudot_status gpudot_cuda_ladder(const gpudot_dot_req *r, int kernel, double *ms
         r->accum == GPUDOT_ACC_COMP || kernel < 0 || kernel > 4)
         return GPUDOT_BAD_OPTION;
     int64_t n = r->nk;
-    size_t es = r->type == GPUDOT_F32 ? 4 : 8, bytes = (size_t)n * es;
+    size_t es = esize(r->type, 0), bytes = (size_t)n * es;
     void *dx = (void *)r->x, *dy = (void *)r->y, *ax = nullptr, *ay = nullptr;
     cudaError_t e = cudaSuccess;
     if (!r->x_dev && (e = cudaMalloc(&ax, bytes ? bytes : 16)) == cudaSuccess)
