@@ -42,7 +42,7 @@ struct Engine {
     void *mapped = nullptr;   /* pinned, mapped host memory for small results */
     void *mapped_dev = nullptr;
     size_t tickets_n = 0;
-    size_t slots_n = 0; /* slots set to kSlotEmpty (they stay so between launches) */
+    size_t slots_n = 0; /* blocks whose slots are set to kSlotEmpty (they stay so between launches) */
     size_t staging_cap = 0;
     size_t piece = 0; /* test hook: the ring's copy size (0: kPiece) */
     int pack = GPUDOT_PACK_AUTO; /* test hook: how the ring's threads store */
@@ -457,12 +457,14 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
         CK(cudaMemsetAsync(E.tickets.p, 0, E.tickets.cap, E.stream), "cudaMemset");
         E.tickets_n = E.tickets.cap / sizeof(unsigned);
     }
+    /* slots: kSlotWords words a block, whatever the Op uses (the kernels' template logic
+     * decides how many; a few KiB at most) */
     if (L.kind == 0 && p.splits > 1 && (size_t)L.grid.x > E.slots_n) {
         E.slots_n = 0;
-        if ((st = buf_need(E.slots, (size_t)L.grid.x * 8, "cudaMalloc (workspace)")))
+        if ((st = buf_need(E.slots, (size_t)L.grid.x * 8 * kSlotWords, "cudaMalloc (workspace)")))
             return st;
         CK(cudaMemsetAsync(E.slots.p, 0xff, E.slots.cap, E.stream), "cudaMemset"); /* kSlotEmpty */
-        E.slots_n = E.slots.cap / 8;
+        E.slots_n = E.slots.cap / (8 * kSlotWords);
     }
     p.partials = (State *)E.partials.p;
     p.tickets = (unsigned *)E.tickets.p;

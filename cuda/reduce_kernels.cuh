@@ -5,7 +5,7 @@
  * what they compute is an Op: the dot product (DotOp, below), a vector norm (NormOp) or a
  * cosine (CosOp), whose per-element math lives in gpudot_math.h, shared with the CPU
  * engine.  Every kernel finishes in one launch: blocks that share an output leave partial
- * states in a workspace (a one-field state in a slot that its value marks as full), and the
+ * states in a workspace (a state of a few fields in slots that its values mark as full), and the
  * last of them to arrive (an integer ticket, never a float atomic) merges those partials in
  * block order.  The reduction order is therefore a function of the shape and the device
  * alone: results are bitwise repeatable.
@@ -123,7 +123,7 @@ struct Args {
     int is_final;     /* write out; else write carry[o] */
     State *partials;  /* workspace for multi-block outputs */
     unsigned *tickets; /* workspace, all zero between launches */
-    unsigned long long *slots; /* split columns' one-field sums; kSlotEmpty between launches */
+    unsigned long long *slots; /* split columns' sums of <= kSlotWords fields; kSlotEmpty between launches */
     int mapped;       /* out is mapped host memory, each value word its own flag (below) */
     int mapped_pad_;  /* keeps the fields below where they were when `mapped` was an 8-byte
                        * pointer.  Without it ptxas gave the split single dot 58 registers
@@ -185,37 +185,51 @@ template <class Op> __host__ __device__ constexpr int live_count()
     return c;
 }
 
-/* ---- one-field states (a real dot in "native" or "double", the fast norms) ----
- * Such a state is one double, which a block can publish with one strong 64-bit store
- * into its slot: the slot holds kSlotEmpty until the value arrives, so the value is its
- * own flag and the split columns' last block needs no fences (see columns_split). */
+/* ---- states of a few live fields (dots, the fast norms and cosines) ----
+ * Each live field is published as a double with one strong 64-bit store into a slot of its
+ * own: the slot holds kSlotEmpty until the value arrives, so the value is its own flag and
+ * the split columns' last block needs no fences (see columns_split).  A block's slots are
+ * adjacent (live_count<Op>() words). */
 constexpr unsigned long long kSlotEmpty = ~0ull; /* a NaN; cudaMemset (0xff) writes it */
+/* States of at most this many live fields go through slots, larger ones through partials:
+ * the host sizes the slots for it (kSlotWords words a block). */
+constexpr int kSlotWords = 4;
 
-template <class Op> __host__ __device__ constexpr int live_field()
+/* index of the i-th live field (i from 0) */
+template <class Op> __host__ __device__ constexpr int live_field(int i = 0)
 {
     int j = 0;
-    while (j < 31 && !((Op::kLive >> j) & 1u))
-        j++;
-    return j;
+    for (;; j++)
+        if (((Op::kLive >> j) & 1u) && i-- == 0)
+            return j;
 }
 
-template <class Op>
+/* f (std::integral_constant<int, I>{}) for I = 0 .. K-1: field indices stay constants (an
+ * index computed at run time puts the whole state in local memory) */
+template <int I, int K, class F> __device__ __forceinline__ void static_for(F &&f)
+{
+    if constexpr (I < K) {
+        f(std::integral_constant<int, I>{});
+        static_for<I + 1, K>(f);
+    }
+}
+
+template <class Op, int I>
 __device__ __forceinline__ unsigned long long slot_bits(const typename Op::Acc &a)
 {
     using A = typename Op::A;
-    unsigned long long b = (unsigned long long)__double_as_longlong(
-        (double)reinterpret_cast<const A *>(&a)[live_field<Op>()]);
+    constexpr int j = live_field<Op>(I);
+    unsigned long long b = (unsigned long long)__double_as_longlong((double)reinterpret_cast<const A *>(&a)[j]);
     return b == kSlotEmpty ? 0x7ff8000000000000ull : b; /* that NaN's bits are the empty mark */
 }
 
-template <class Op>
-__device__ __forceinline__ typename Op::Acc from_slot(const Op &op, unsigned long long b)
+/* sets live field I of a from the bits of its slot */
+template <class Op, int I>
+__device__ __forceinline__ void from_slot(typename Op::Acc &a, unsigned long long b)
 {
     using A = typename Op::A;
-    typename Op::Acc a;
-    op.init(a);
-    reinterpret_cast<A *>(&a)[live_field<Op>()] = (A)__longlong_as_double((long long)b);
-    return a;
+    constexpr int j = live_field<Op>(I);
+    reinterpret_cast<A *>(&a)[j] = (A)__longlong_as_double((long long)b);
 }
 
 __device__ __forceinline__ void slot_store(unsigned long long *p, unsigned long long v)
@@ -641,21 +655,25 @@ __device__ __forceinline__ int64_t run_start(int64_t a, int64_t kx, int64_t ax, 
 }
 
 /*
- * The end of columns_split for one-field states: the block takes its ticket while warp 0
- * finishes the block's sum, then publishes the sum in its slot; the last block to take a
- * ticket reads the others' slots (waiting on any still empty: their blocks have taken
- * their tickets and are about to store), empties them for the next launch and merges them
- * with its own sum in block order, as the general protocol below does (the same values in
- * the same order: the same bits).  Its chain after its loads: one atomic (under warp 0's
- * shuffles) and one read of the slots, where the general protocol pays a store and a
- * fence, an atomic, then the reads, each an L2 round trip.
+ * The end of columns_split for states of up to kSlotWords live fields: the block takes its
+ * ticket while warp 0 finishes the block's sum, then publishes the sum's fields in its
+ * slots; the last block to take a ticket reads the others' slots (waiting on any still
+ * empty: their blocks have taken their tickets and are about to store), empties them for
+ * the next launch and merges them with its own sum in block order, as the general protocol
+ * below does (the same values in the same order: the same bits).  Its chain after its
+ * loads: one atomic (under warp 0's shuffles) and one read of the slots, where the general
+ * protocol pays a store and a fence, an atomic, then the reads, each an L2 round trip.
+ * (Up to 2026-11-23 one-field states only; the cosine's three fields, the complex and
+ * compensated dots' two or four went through partials, which made a small gcosine's kernel
+ * ~1.8 us slower than gdot's at 2^12-2^16.)
  */
 template <class Op>
 __device__ __forceinline__ void split_finish_slots(const Op &op, const Args &p, int64_t a, int b,
                                                    typename Op::Acc acc)
 {
+    constexpr int K = live_count<Op>();
     __shared__ bool is_last;
-    __shared__ unsigned long long own; /* the last block's sum, never stored in its slot */
+    __shared__ unsigned long long own[K]; /* the last block's sum, never stored in its slots */
     unsigned ticket = 0;
     acc = block_reduce(op, acc, [&] {
         if (threadIdx.x == 0 && p.splits > 1)
@@ -666,37 +684,51 @@ __device__ __forceinline__ void split_finish_slots(const Op &op, const Args &p, 
             finish(op, p, a, acc);
         return;
     }
-    unsigned long long *slots = p.slots + a * p.splits;
+    unsigned long long *slots = p.slots + a * p.splits * K;
     if (threadIdx.x == 0) {
         is_last = ticket == (unsigned)p.splits - 1;
-        if (is_last)
-            own = slot_bits<Op>(acc);
-        else
-            slot_store(&slots[b], slot_bits<Op>(acc));
+        static_for<0, K>([&](auto I) {
+            constexpr int i = decltype(I)::value;
+            unsigned long long v = slot_bits<Op, i>(acc);
+            if (is_last)
+                own[i] = v;
+            else
+                slot_store(&slots[(int64_t)b * K + i], v);
+        });
     }
     __syncthreads();
     if (!is_last)
         return;
     typename Op::Acc tot;
     op.init(tot);
-    constexpr int kPre = 8;
+    constexpr int kPre = K == 1 ? 8 : K == 2 ? 4 : 2;
     for (int s0 = threadIdx.x; s0 < p.splits; s0 += kPre * kThreads) {
-        unsigned long long v[kPre];
+        unsigned long long v[kPre * K]; /* slice u's field I at u * K + I */
 #pragma unroll
         for (int u = 0; u < kPre; u++) {
             int sl = s0 + u * kThreads;
             if (sl < p.splits)
-                v[u] = sl == b ? own : slot_load(&slots[sl]);
+                static_for<0, K>([&](auto I) {
+                    constexpr int i = decltype(I)::value;
+                    v[u * K + i] = sl == b ? own[i] : slot_load(&slots[(int64_t)sl * K + i]);
+                });
         }
 #pragma unroll
         for (int u = 0; u < kPre; u++) {
             int sl = s0 + u * kThreads;
             if (sl < p.splits) {
-                while (v[u] == kSlotEmpty)
-                    v[u] = slot_load(&slots[sl]);
-                if (sl != b)
-                    slots[sl] = kSlotEmpty;
-                op.merge(tot, from_slot<Op>(op, v[u]));
+                typename Op::Acc part;
+                op.init(part);
+                static_for<0, K>([&](auto I) {
+                    constexpr int i = decltype(I)::value;
+                    unsigned long long &w = v[u * K + i];
+                    while (w == kSlotEmpty)
+                        w = slot_load(&slots[(int64_t)sl * K + i]);
+                    if (sl != b)
+                        slots[(int64_t)sl * K + i] = kSlotEmpty;
+                    from_slot<Op, i>(part, w);
+                });
+                op.merge(tot, part);
             }
         }
     }
@@ -782,7 +814,7 @@ template <class Op> __global__ void __launch_bounds__(kThreads) columns_split(Ar
      * of it. */
     run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, 0, p.nk, b * kThreads + threadIdx.x,
             p.splits * kThreads, kThreads, p.tiles);
-    if constexpr (live_count<Op>() == 1)
+    if constexpr (live_count<Op>() <= kSlotWords)
         split_finish_slots(op, p, a, b, acc);
     else
         split_finish_partials(op, p, a, acc);

@@ -94,6 +94,33 @@
 %!   endfor
 %! endfor
 %!testif ; gpudot_gpu_available ()
+%! ## GPU split columns: launches whose states have 1, 2, 3 or 4 live fields (published in
+%! ## as many slots a block; each launch's last block empties the slots it read) alternate
+%! ## on the same slots: every call gives its first call's bits, and the CPU engine's value
+%! n = 2^22 + 5;
+%! x = single (randn (n, 1));  y = single (randn (n, 1));
+%! z = complex (single (randn (n, 1)), single (randn (n, 1)));
+%! calls = {{@gdot, x, y}, ...                        # 1 field
+%!          {@gdot, x, y, "accum", "compensated"}, ... # 2
+%!          {@gdot, z, y}, ...                        # 2 (complex)
+%!          {@gcosine, x, y}, ...                     # 3
+%!          {@gcosine, z, y}, ...                     # 4 (complex)
+%!          {@gdot, z, z, "accum", "compensated"}, ... # 4
+%!          {@gnorm, x, 2, "accum", "compensated"}, ...# 2
+%!          {@gnorm, z}};                             # 1
+%! r0 = cell (size (calls));
+%! for c = 1:numel (calls)
+%!   r0{c} = feval (calls{c}{:}, "device", "gpu");
+%!   ref = double (feval (calls{c}{:}, "device", "cpu"));
+%!   assert (double (r0{c}), ref, -1e-6);
+%! endfor
+%! for round = 1:3
+%!   for c = [numel(calls):-1:1, 1:2:numel(calls), 2:2:numel(calls)]
+%!     r = feval (calls{c}{:}, "device", "gpu");
+%!     assert (typecast ([real(r) imag(r)], "uint32"), typecast ([real(r0{c}) imag(r0{c})], "uint32"));
+%!   endfor
+%! endfor
+%!testif ; gpudot_gpu_available ()
 %! ## GPU chunked path (norms read x only; cosines carry 10-field states between slabs)
 %! unwind_protect
 %!   __gpudot__ ("release");
