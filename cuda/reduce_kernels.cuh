@@ -185,15 +185,20 @@ template <class Op> __host__ __device__ constexpr int live_count()
     return c;
 }
 
-/* ---- states of a few live fields (dots, the fast norms and cosines) ----
+/* ---- states of one or two live fields (real and complex dots, the fast norms) ----
  * Each live field is published as a double with one strong 64-bit store into a slot of its
  * own: the slot holds kSlotEmpty until the value arrives, so the value is its own flag and
  * the split columns' last block needs no fences (see columns_split).  A block's slots are
  * adjacent (live_count<Op>() words). */
 constexpr unsigned long long kSlotEmpty = ~0ull; /* a NaN; cudaMemset (0xff) writes it */
-/* States of at most this many live fields go through slots, larger ones through partials:
- * the host sizes the slots for it (kSlotWords words a block). */
-constexpr int kSlotWords = 4;
+/* States of at most this many live fields go through slots, larger ones through partials;
+ * the host sizes the slots for it (kSlotWords words a block).  H100, kernel_bench, against
+ * one-field states alone in slots, 6 alternating rounds (bench/results/
+ * h100-kernel-slots-fields-ab-2026-11-23.txt): with 2 fields (complex dots, compensated
+ * real dots and norms) 4-17% faster at 2^12-2^20, complex double 2^24 -10%, single
+ * compensated and complex "double" 2^26 +1.2-1.4%; with 3-4 (cosines) 5-12% slower at
+ * 2^12-2^14, 3-5% faster at 2^16-2^20, 1-2% slower at 2^24-2^26.  So cosines keep partials. */
+constexpr int kSlotWords = 2;
 
 /* index of the i-th live field (i from 0) */
 template <class Op> __host__ __device__ constexpr int live_field(int i = 0)
@@ -663,9 +668,7 @@ __device__ __forceinline__ int64_t run_start(int64_t a, int64_t kx, int64_t ax, 
  * below does (the same values in the same order: the same bits).  Its chain after its
  * loads: one atomic (under warp 0's shuffles) and one read of the slots, where the general
  * protocol pays a store and a fence, an atomic, then the reads, each an L2 round trip.
- * (Up to 2026-11-23 one-field states only; the cosine's three fields, the complex and
- * compensated dots' two or four went through partials, which made a small gcosine's kernel
- * ~1.8 us slower than gdot's at 2^12-2^16.)
+ * (One-field states only until 2026-11-23; two-field ones since: see kSlotWords.)
  */
 template <class Op>
 __device__ __forceinline__ void split_finish_slots(const Op &op, const Args &p, int64_t a, int b,

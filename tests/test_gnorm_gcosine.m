@@ -94,9 +94,10 @@
 %!   endfor
 %! endfor
 %!testif ; gpudot_gpu_available ()
-%! ## GPU split columns: launches whose states have 1, 2, 3 or 4 live fields (published in
-%! ## as many slots a block; each launch's last block empties the slots it read) alternate
-%! ## on the same slots: every call gives its first call's bits, and the CPU engine's value
+%! ## GPU split columns: launches whose states have 1 or 2 live fields (published in as many
+%! ## slots a block; each launch's last block empties the slots it read) alternate with ones
+%! ## of 3 and 4 (through partials): every call gives its first call's bits, and the CPU
+%! ## engine's value
 %! n = 2^22 + 5;
 %! x = single (randn (n, 1));  y = single (randn (n, 1));
 %! z = complex (single (randn (n, 1)), single (randn (n, 1)));
