@@ -72,7 +72,8 @@ P(f"Device: **{kdev}**. Date: {datetime.date.today().isoformat()}. Command: `{ar
   "are queued (so the host's launch cost is not in them), median of many launches (p10 and p90 "
   "in the CSV), input sets rotated past the 50 MB L2, random data, results poisoned before and "
   "checked after. Octave rows: the time per call of a plain loop of calls from octave-cli, "
-  "median of 9 rounds (min and max in the CSV).\n")
+  "median of 9 rounds (min and max in the CSV); the staging ring's rows also as `_call` rows: "
+  "the median of the same calls timed one by one (p10 and p90 in the CSV).\n")
 
 # ---- ceilings
 P("## Ceilings\n")

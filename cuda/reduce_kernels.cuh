@@ -195,9 +195,10 @@ constexpr unsigned long long kSlotEmpty = ~0ull; /* a NaN; cudaMemset (0xff) wri
  * the host sizes the slots for it (kSlotWords words a block).  H100, kernel_bench, against
  * one-field states alone in slots, 6 alternating rounds (bench/results/
  * h100-kernel-slots-fields-ab-2026-11-23.txt): with 2 fields (complex dots, compensated
- * real dots and norms) 4-17% faster at 2^12-2^20, complex double 2^24 -10%, single
- * compensated and complex "double" 2^26 +1.2-1.4%; with 3-4 (cosines) 5-12% slower at
- * 2^12-2^14, 3-5% faster at 2^16-2^20, 1-2% slower at 2^24-2^26.  So cosines keep partials. */
+ * real dots and norms) 3-16% faster at 2^12-2^20, complex double 2^24 -10%, single
+ * compensated and complex "double" 2^26 +1.2-1.4%; with 3-4 (cosines) 2-12% slower at
+ * 2^12-2^14, up to 5% faster at 2^16-2^20, 0-2% slower at 2^24-2^26.  So cosines keep
+ * partials. */
 constexpr int kSlotWords = 2;
 
 /* index of the i-th live field (i from 0) */
