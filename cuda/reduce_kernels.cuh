@@ -5,8 +5,8 @@
  * what they compute is an Op: the dot product (DotOp, below), a vector norm (NormOp) or a
  * cosine (CosOp), whose per-element math lives in gpudot_math.h, shared with the CPU
  * engine.  Every kernel finishes in one launch: blocks that share an output leave partial
- * states in a workspace (a state of a few fields in slots that its values mark as full), and the
- * last of them to arrive (an integer ticket, never a float atomic) merges those partials in
+ * states in a workspace (a state of one or two fields in slots that its values mark as
+ * full), and the last of them to arrive (an integer ticket, never a float atomic) merges those partials in
  * block order.  The reduction order is therefore a function of the shape and the device
  * alone: results are bitwise repeatable.
  */
