@@ -6,9 +6,9 @@
  * cosine (CosOp), whose per-element math lives in gpudot_math.h, shared with the CPU
  * engine.  Every kernel finishes in one launch: blocks that share an output leave partial
  * states in a workspace (a state of one or two fields in slots that its values mark as
- * full), and the last of them to arrive (an integer ticket, never a float atomic) merges those partials in
- * block order.  The reduction order is therefore a function of the shape and the device
- * alone: results are bitwise repeatable.
+ * full), and the last of them to arrive (an integer ticket, never a float atomic) merges
+ * those partials in block order.  The reduction order is therefore a function of the shape
+ * and the device alone: results are bitwise repeatable.
  */
 #pragma once
 
