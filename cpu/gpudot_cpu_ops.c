@@ -142,9 +142,9 @@ static void acc_merge(const gpudot_dot_req *r, int kind, acc_u *a, const acc_u *
             gd_norm_merge_d(&a->nd, &b->nd, r->pk, r->p, comp);
     } else {
         if (kind == K_FF)
-            gd_cos_merge_f(&a->cf, &b->cf, comp);
+            gd_cos_merge_f(&a->cf, &b->cf, comp, r->fast);
         else
-            gd_cos_merge_d(&a->cd, &b->cd, comp);
+            gd_cos_merge_d(&a->cd, &b->cd, comp, r->fast);
     }
 }
 

@@ -468,9 +468,9 @@ template <typename T_, typename A_, bool COMPM, bool CX_, bool CY_, bool FAST> s
     __device__ void merge(Acc &a, const Acc &b) const
     {
         if constexpr (sizeof(A) == 8)
-            gd_cos_merge_d(&a, &b, COMPM);
+            gd_cos_merge_d(&a, &b, COMPM, FAST);
         else
-            gd_cos_merge_f(&a, &b, COMPM);
+            gd_cos_merge_f(&a, &b, COMPM, FAST);
     }
     __device__ void write(void *out, int64_t o, const Acc &a) const
     {
@@ -743,8 +743,42 @@ __device__ __forceinline__ void split_finish_slots(const Op &op, const Args &p, 
     }
 }
 
+/*
+ * The last block's merge where a run has at most 32 blocks (every split run up to 2^16
+ * elements): lane l of warp 0 merges block l's sum (get (l)) into an empty state and the
+ * warp's shuffle tree merges the lanes: the tree that block_reduce takes over these values
+ * (its other warps and lanes hold empty states, and merging one is exact), so the same bits,
+ * without the block-wide tree and its barrier.  In the last block of a compensated cosine at
+ * 2^12 that tree took 6332 cycles (clock64), one warp's 521; 2299 against 348 for a
+ * "double" one: code that runs once a launch, in one block, pays for fetching its
+ * instructions, and a block's tree is several times a warp's code (H100, bench/results/
+ * h100-small-finish-probe-2026-11-23.txt).  kernel_bench, 6 alternating rounds: cosines
+ * 10-30% shorter at 2^12-2^16 (compensated double 2^12 10.91 -> 7.65 us), 3-10% at
+ * 2^18-2^22.  Taken for the partials only: through the slots (dots, norms) it made small
+ * calls 1-19% shorter too, but changed the registers of larger kernels (a 16-byte stack
+ * frame in single "double" gnorm(x, Inf)) and cost up to 6% from 2^18 (single
+ * gnorm(x, Inf) 2^24 +5.7%, compensated 2-norms +2-4%; bench/results/
+ * h100-kernel-warpfin-ab-2026-11-23.txt).
+ */
+template <class Op, class Get>
+__device__ __forceinline__ void last_warp(const Op &op, const Args &p, int64_t a, Get get)
+{
+    if (threadIdx.x >= 32)
+        return;
+    typename Op::Acc tot;
+    op.init(tot);
+    if ((int)threadIdx.x < p.splits)
+        op.merge(tot, get((int)threadIdx.x));
+    tot = warp_reduce(op, tot);
+    if (threadIdx.x == 0) {
+        finish(op, p, a, tot);
+        p.tickets[a] = 0;
+    }
+}
+
 /* The end of columns_split for states of several fields: each block stores its partial
- * state, fences and takes a ticket; the last to take one merges the partials. */
+ * state, fences and takes a ticket; the last to take one merges the partials (warp 0 alone
+ * where they are at most 32: last_warp). */
 template <class Op>
 __device__ __forceinline__ void split_finish_partials(const Op &op, const Args &p, int64_t a,
                                                       typename Op::Acc acc)
@@ -765,6 +799,12 @@ __device__ __forceinline__ void split_finish_partials(const Op &op, const Args &
     __syncthreads();
     if (!is_last)
         return;
+    if (p.splits <= 32) {
+        if (threadIdx.x < 32)
+            __threadfence();
+        last_warp(op, p, a, [&](int sl) { return load<Op>(op, &p.partials[a * p.splits + sl]); });
+        return;
+    }
     __threadfence();
     /* the last block: thread t merges slices t, t + 256, ... in order, then the fixed tree
      * of block_reduce merges the threads.  (Warp 0 alone took 33 dependent L2 round trips

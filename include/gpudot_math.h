@@ -419,17 +419,23 @@ GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, sqrtf, 0x1p-101f, 
         else                                                                               \
             *a = gd_cos_slow_##SUF(*a, xr, xi, yr, yi, cx, cy, comp);                      \
     }                                                                                      \
-    GD_HD void gd_cos_merge_##SUF(gd_cos_##SUF *a, const gd_cos_##SUF *b0, int comp)       \
+    /* fast: both states hold unscaled sums (no scale is ever set), so none is aligned; a \
+     * compile-time fast keeps the rescaling out of the GPU's merge trees (code that never \
+     * ran, yet made each tree longer to fetch: see split_finish_slots) */                 \
+    GD_HD void gd_cos_merge_##SUF(gd_cos_##SUF *a, const gd_cos_##SUF *b0, int comp,       \
+                                  int fast)                                                \
     {                                                                                      \
         gd_cos_##SUF b = *b0;                                                              \
-        if (b.ex > a->ex)                                                                  \
-            gd_cos_rescale_##SUF(a, 0, (int)b.ex);                                         \
-        else if (a->ex > b.ex)                                                             \
-            gd_cos_rescale_##SUF(&b, 0, (int)a->ex);                                       \
-        if (b.ey > a->ey)                                                                  \
-            gd_cos_rescale_##SUF(a, 1, (int)b.ey);                                         \
-        else if (a->ey > b.ey)                                                             \
-            gd_cos_rescale_##SUF(&b, 1, (int)a->ey);                                       \
+        if (!fast) {                                                                       \
+            if (b.ex > a->ex)                                                              \
+                gd_cos_rescale_##SUF(a, 0, (int)b.ex);                                     \
+            else if (a->ex > b.ex)                                                         \
+                gd_cos_rescale_##SUF(&b, 0, (int)a->ex);                                   \
+            if (b.ey > a->ey)                                                              \
+                gd_cos_rescale_##SUF(a, 1, (int)b.ey);                                     \
+            else if (a->ey > b.ey)                                                         \
+                gd_cos_rescale_##SUF(&b, 1, (int)a->ey);                                   \
+        }                                                                                  \
         A q;                                                                               \
         if (comp) {                                                                        \
             gd_two_sum_##SUF(a->xr, b.xr, &a->xr, &q), a->cxr += b.cxr + q;                \
