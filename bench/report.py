@@ -18,6 +18,8 @@ ap.add_argument("octave")
 ap.add_argument("--command", default="make bench")
 ap.add_argument("--seconds", default="?")
 ap.add_argument("--out", default="BENCHMARKS.md")
+ap.add_argument("--date", default=datetime.date.today().isoformat(),
+                help="the run's date, when regenerating from a committed CSV")
 args = ap.parse_args()
 
 rows = []
@@ -65,7 +67,7 @@ def fmt(x, d=2):
 out = []
 P = out.append
 P("# gpudot benchmarks\n")
-P(f"Device: **{kdev}**. Date: {datetime.date.today().isoformat()}. Command: `{args.command}` "
+P(f"Device: **{kdev}**. Date: {args.date}. Command: `{args.command}` "
   f"(bench/run_bench.sh; {args.seconds} s in all). Raw data: [{csv_path}]({csv_path}) "
   "(columns in bench/README.md). Kernel rows: GPU time between CUDA events around each launch "
   "on device-resident data, the launches queued behind a kernel that holds the stream until all "

@@ -14,6 +14,21 @@ import sys
 
 s = open(sys.argv[1]).read()
 
+# the end of both warp finishes (VAR_WARPFIN): warp 0's tree, then the result
+WARP_TAIL = """            PROBE(4);
+            tot = warp_reduce(op, tot);
+            PROBE(5);
+            if (threadIdx.x == 0) {
+                finish(op, p, a, tot);
+                p.tickets[a] = 0;
+            }
+            PROBE(6);
+        }
+        return;
+    }
+#endif
+"""
+
 
 def rep(old, new, count=1):
     global s
@@ -86,19 +101,7 @@ rep("""    __syncthreads();
                 });
                 op.merge(tot, part);
             }
-            PROBE(4);
-            tot = warp_reduce(op, tot);
-            PROBE(5);
-            if (threadIdx.x == 0) {
-                finish(op, p, a, tot);
-                p.tickets[a] = 0;
-            }
-            PROBE(6);
-        }
-        return;
-    }
-#endif
-    constexpr int kPre = K == 1""")
+""" + WARP_TAIL + """    constexpr int kPre = K == 1""")
 # the partials finish
 rep("""    __syncthreads();
     if (!is_last)
@@ -118,19 +121,7 @@ rep("""    __syncthreads();
                 typename Op::Acc part = load<Op>(op, &p.partials[a * p.splits + threadIdx.x]);
                 op.merge(tot, part);
             }
-            PROBE(4);
-            tot = warp_reduce(op, tot);
-            PROBE(5);
-            if (threadIdx.x == 0) {
-                finish(op, p, a, tot);
-                p.tickets[a] = 0;
-            }
-            PROBE(6);
-        }
-        return;
-    }
-#endif
-    __threadfence();
+""" + WARP_TAIL + """    __threadfence();
     /* the last block: thread""")
 rep("""template <int M> __device__ __forceinline__ void acc_merge""", """template <typename A> __device__ __forceinline__ void two_sum_t(A a, A b, A &s, A &e)
 {
