@@ -752,9 +752,9 @@ __device__ __forceinline__ void split_finish_slots(const Op &op, const Args &p, 
  * 2^12 that tree took 6332 cycles (clock64), one warp's 521; 2299 against 348 for a
  * "double" one: code that runs once a launch, in one block, pays for fetching its
  * instructions, and a block's tree is several times a warp's code (H100, bench/results/
- * h100-small-finish-probe-2026-11-23.txt).  kernel_bench, 6 alternating rounds: cosines
- * 10-30% shorter at 2^12-2^16 (compensated double 2^12 10.91 -> 7.65 us), 3-10% at
- * 2^18-2^22.  Taken for the partials only: through the slots (dots, norms) it made small
+ * h100-small-finish-probe-2026-11-23.txt).  kernel_bench, this build against the one
+ * before, 4 alternating rounds: cosines 11-30% shorter at 2^12-2^16 (compensated double
+ * 2^12 10.99 -> 7.66 us), 3-10% at 2^18-2^22, every other kernel within 0.97-1.01x.  Taken for the partials only: through the slots (dots, norms) it made small
  * calls 1-19% shorter too, but changed the registers of larger kernels (a 16-byte stack
  * frame in single "double" gnorm(x, Inf)) and cost up to 6% from 2^18 (single
  * gnorm(x, Inf) 2^24 +5.7%, compensated 2-norms +2-4%; bench/results/

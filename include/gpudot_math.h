@@ -419,9 +419,10 @@ GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, sqrtf, 0x1p-101f, 
         else                                                                               \
             *a = gd_cos_slow_##SUF(*a, xr, xi, yr, yi, cx, cy, comp);                      \
     }                                                                                      \
-    /* fast: both states hold unscaled sums (no scale is ever set), so none is aligned; a \
-     * compile-time fast keeps the rescaling out of the GPU's merge trees (code that never \
-     * ran, yet made each tree longer to fetch: see split_finish_slots) */                 \
+    /* fast: both states hold unscaled sums (no scale is ever set), so none is aligned;    \
+     * a compile-time fast keeps the rescaling out of the GPU's merge trees (code that     \
+     * never ran, yet made each tree longer to fetch: see last_warp in                     \
+     * cuda/reduce_kernels.cuh) */                                                         \
     GD_HD void gd_cos_merge_##SUF(gd_cos_##SUF *a, const gd_cos_##SUF *b0, int comp,       \
                                   int fast)                                                \
     {                                                                                      \
