@@ -103,7 +103,7 @@ dist: deps
 	cp -r m/. $(DIST)/inst/
 	cp -r mex cpu cuda include $(DIST)/src/
 	cp mex.mk $(DIST)/src/Makefile
-	printf "__gpudot__.mex\ngdot.oct\ngnorm.oct\ngcosine.oct\n" > $(DIST)/src/FILES
+	printf "__gpudot__.mex\ngdot.oct\ngnorm.oct\ngcosine.oct\n__gpudot_undispatch__.oct\n" > $(DIST)/src/FILES
 	cp DESCRIPTION INDEX COPYING README.md post_install.m $(DIST)/
 	tar --sort=name --mtime="$(DATE) 00:00Z" --owner=0 --group=0 --numeric-owner \
 	    -C $(BUILD)/dist -cf - $(NAME)-$(VERSION) | gzip -n > $(NAME)-$(VERSION).tar.gz

@@ -45,7 +45,8 @@ MEX := $(OUT)/__gpudot__.mex
 # copied as gnorm.oct and gcosine.oct; their help comes from the .m files of the same names
 # (m/ here, ../inst/ in the package's src/).
 ENTRIES := gdot gnorm gcosine
-ENTRY_OCTS := $(foreach f,$(ENTRIES),$(OUT)/$(f).oct)
+# (and __gpudot_undispatch__.oct, the same file again, for PKG_DEL: see gpudot_entry.cc)
+ENTRY_OCTS := $(foreach f,$(ENTRIES) __gpudot_undispatch__,$(OUT)/$(f).oct)
 HELPDIR ?= $(firstword $(wildcard $(SRC)/m $(SRC)/../inst))
 OCTLIBDIR := $(shell $(MKOCTFILE) -p OCTLIBDIR 2>/dev/null)
 
@@ -84,11 +85,11 @@ $(OUT)/gdot.oct: $(SRC)/mex/gpudot_entry.cc $(SRC)/mex/gpudot_entry.h $(SRC)/inc
 	    -L$(OUT) -l:__gpudot__.mex '-Wl,-rpath,\$$ORIGIN' -L$(OCTLIBDIR) -loctinterp -loctave \
 	    -Wl,--no-undefined
 
-$(OUT)/gnorm.oct $(OUT)/gcosine.oct: $(OUT)/gdot.oct
+$(OUT)/gnorm.oct $(OUT)/gcosine.oct $(OUT)/__gpudot_undispatch__.oct: $(OUT)/gdot.oct
 	cp -f $< $@
 
 clean:
-	rm -rf $(OBJ) $(MEX) $(OUT)/__gpudot__.o $(foreach f,$(ENTRIES),$(OUT)/$(f).mex $(OUT)/$(f).oct $(OUT)/$(f).o $(OUT)/$(f).m) $(OUT)/gpudot_entry.o
+	rm -rf $(OBJ) $(MEX) $(OUT)/__gpudot__.o $(foreach f,$(ENTRIES),$(OUT)/$(f).mex $(OUT)/$(f).oct $(OUT)/$(f).o $(OUT)/$(f).m) $(OUT)/__gpudot_undispatch__.oct $(OUT)/gpudot_entry.o
 
 .PHONY: all clean
 
@@ -105,4 +106,10 @@ PROBE := $(OUT)/latency_probe
 probe: $(PROBE)
 $(PROBE): $(SRC)/bench/latency_probe.cu $(SRC)/bench/bench_check.h
 	$(NVCC) -std=c++17 -O2 $(NVCC_GENCODE) -o $@ $<
+# The same through the engine's fast path, beside a CPU-speed reference (bench/call_probe.cu).
+CALL_PROBE := $(OUT)/call_probe
+probe: $(CALL_PROBE)
+$(CALL_PROBE): $(SRC)/bench/call_probe.cu $(SRC)/bench/bench_check.h $(ENGINE_OBJS)
+	$(NVCC) $(NVCC_FLAGS) -o $@ $< $(ENGINE_OBJS) -lgomp \
+	    -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64
 .PHONY: probe

@@ -978,6 +978,14 @@ int gpudot_entry_garray(int64_t id, const void **d, int64_t *numel, int *vector,
     return 1;
 }
 
+unsigned gpudot_entry_dispatch_epoch(int bump)
+{
+    static unsigned epoch = 1;
+    if (bump)
+        epoch++;
+    return epoch;
+}
+
 static double entry_calls = 0; /* test hook: __gpudot__ ("__entry_calls__") */
 
 /* op_reduce on two vectors of n elements: dot's vector rule makes both n x 1, the

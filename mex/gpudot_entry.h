@@ -25,6 +25,12 @@ int gpudot_entry_host_quiet(void);
 int gpudot_entry_garray(int64_t id, const void **d, int64_t *numel, int *vector, int *single,
                         int *cplx);
 
+/* The generation of the entries' registration for garray dispatch (gpudot_entry.cc,
+ * dispatch_garray): an entry registers again when it differs from the one it registered in;
+ * bump != 0 starts a new one (__gpudot_undispatch__, run by PKG_DEL, after it has taken the
+ * registrations back).  Kept here, in the one library every entry file is linked against. */
+unsigned gpudot_entry_dispatch_epoch(int bump);
+
 /* The "device" option's values, in the order of its names. */
 enum { DEV_AUTO, DEV_GPU, DEV_CPU };
 

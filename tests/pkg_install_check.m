@@ -24,3 +24,28 @@ endfor
 assert (gnorm ([3 4]), 5);
 assert (gcosine ([1 0], [2 0]), 1);
 printf ("entry points: %s.oct etc. beside __gpudot__.mex, with help: ok\n", "gdot");
+## garray arguments: the entries register for Octave's cached garray dispatch on their
+## first calls (mex/gpudot_entry.cc); pkg unload runs PKG_DEL, which takes that back, so
+## that the names leave with the package; pkg load brings them back
+g = garray ([3 4]);
+assert ([gnorm(g), gdot(g, g), gcosine(g, g)], [5 25 1], eps);
+for f = {"gdot", "gnorm", "gcosine"}
+  assert (exist (f{1}, "builtin"), 5);
+endfor
+clear g
+pkg ("unload", "gpudot");
+for f = {"gdot", "gnorm", "gcosine"}
+  assert (exist (f{1}), 0);
+endfor
+try
+  gdot (1, 2);
+  error ("gdot is still defined after pkg unload");
+catch err
+  assert (err.identifier, "Octave:undefined-function");
+end_try_catch
+pkg ("load", "gpudot");
+g = garray ([3 4]);
+assert (gdot (g, g), 25);
+assert (exist ("gdot", "builtin"), 5);
+clear g
+printf ("pkg unload takes the garray dispatch back, pkg load restores it: ok\n");

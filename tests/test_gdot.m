@@ -438,6 +438,34 @@
 %!   assert (! isempty (strfind (text, "@end deftypefn")), text);
 %! endfor
 
+## garray arguments: each entry registers, on its first call, as the built-in of its name
+## for class garray (Octave caches that lookup; mex/gpudot_entry.cc, dispatch_garray), and
+## stays the file on the path for which and exist; __gpudot_undispatch__ (PKG_DEL) takes it
+## back, the next call registers again
+%!test
+%! names = {"gdot", "gnorm", "gcosine"};
+%! g = garray ([3 4]);  h = garray ([4 -3]);
+%! assert (gdot (g, h), 0);  assert (gnorm (g), 5);  assert (gcosine (g, g), 1, eps);
+%! for f = names
+%!   assert (exist (f{1}, "builtin"), 5);
+%!   assert (exist (f{1}), 3);
+%!   assert (regexp (which (f{1}), '\.oct$', "once") > 0);
+%! endfor
+%! __gpudot_undispatch__ ();
+%! for f = names
+%!   assert (exist (f{1}, "builtin"), 0);
+%!   assert (exist (f{1}), 3);
+%! endfor
+%! assert (gdot ([1 2 3], [4 5 6]), 32);     # found on the path; any call registers
+%! assert ([exist("gdot", "builtin"), exist("gnorm", "builtin")], [5 0]);
+%! assert (gdot (g, h), 0);  assert (gnorm (g), 5);  assert (gcosine (g, h), 0);
+%! for f = names
+%!   assert (exist (f{1}, "builtin"), 5);
+%! endfor
+%! ## the same function either way: the fast path's bits, and the MEX's errors
+%! fail ("gdot (g, garray ([1 2 3]))", "gdot: ");
+%! assert (gdot (g, h, "accum", "compensated"), __gpudot__ ("__entry__", "gdot", g, h, "accum", "compensated"));
+
 %!function check_entry_fast (f, varargin)
 %! ## one call of the compiled entry f: answered by its fast path, with the MEX path's
 %! ## value, bit for bit, class and complexity included
