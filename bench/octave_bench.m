@@ -152,9 +152,15 @@ for cls = {"single", "double"}
       nbytes = [2 1 2] * n * es;
       if (n <= 2 ^ 16)
         ## small calls: one set, the loop as a user writes it (no cell indexing, which
-        ## costs a few us of its own); L2 holds these sizes whatever we rotate
+        ## costs a few us of its own); L2 holds these sizes whatever we rotate.  An empty
+        ## MEX call in the same rounds (resident_floor_mex): pure host work, so the row
+        ## shows how fast the host was while they ran (the VMs' vCPUs took 3.1 to 6.2 us
+        ## for it, and every small call moves with it: bench/results/
+        ## h100-call-decomposition-2026-11-24.txt)
         g1 = G{1};  h1 = Hh{1};
-        T = rounds_us ({"gdot (g1, h1)", "gnorm (g1)", "gcosine (g1, h1)"}, 1, 3 * budget);
+        T = rounds_us ({"gdot (g1, h1)", "gnorm (g1)", "gcosine (g1, h1)", ...
+                        "__gpudot__ ('gpu_available')"}, 1, 4 * budget);
+        emit (fid, "resident_floor_mex", cls, n, 0, T(1, 4), T(2, 4), T(3, 4), dev);
         clear g1 h1
       else
         T = rounds_us ({"gdot (G{k_}, Hh{k_})", "gnorm (G{k_})", "gcosine (G{k_}, Hh{k_})"}, nsets,

@@ -46,11 +46,30 @@ struct operand {
     bool single = false, cplx = false, dev = false;
 };
 
+/* Whether obj is a garray.  Octave 7 reads a class's name through its meta-class (a
+ * property lookup and a string copy, every time); the class object seen last time is
+ * compared first.  Kept as a bare address, not a reference (a reference held past the
+ * interpreter's end would be released after it): were that class gone and another one
+ * made at its address, an object of it would pass here and fail in the registry, which
+ * knows only live garrays by id, and go to the MEX as any other argument. */
+bool is_garray(const octave::cdef_object &obj)
+{
+    static const void *garray_class = nullptr;
+    const octave::cdef_class c = obj.get_class();
+    const void *cls = static_cast<const octave::cdef_object &>(c).get_rep();
+    if (cls == garray_class)
+        return true;
+    if (obj.class_name() != "garray")
+        return false;
+    garray_class = cls;
+    return true;
+}
+
 /* A resident garray vector: its id read from the object, then the gateway's registry. */
 bool garray_operand(const octave_value &v, operand &o)
 {
     octave::cdef_object obj = v.classdef_object_value()->get_object();
-    if (!obj.ok() || obj.class_name() != "garray")
+    if (!obj.ok() || !is_garray(obj))
         return false;
     octave_value id = obj.get("id");
     if (!id.is_real_scalar() || !id.is_double_type())
