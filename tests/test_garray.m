@@ -120,6 +120,36 @@
 %!   assert (s1.memory_free, s0.memory_free);   # (compute-sanitizer takes device memory)
 %! endif
 %!test
+%! ## many garrays alive at once, deleted in random order, the registry's index regrowing
+%! ## between deletions: each call finds its own array (on the GPU, through the index)
+%! n0 = gpudot_info ().garrays;
+%! rand ("seed", 5);
+%! m = 700;
+%! G = cell (m, 1);
+%! for k = 1:m
+%!   G{k} = garray ([k; 1; -k]);
+%! endfor
+%! assert (gpudot_info ().garrays, n0 + m);
+%! alive = true (m, 1);
+%! for k = randperm (m)(1:500)
+%!   G{k} = [];
+%!   alive(k) = false;
+%! endfor
+%! H = cell (400, 1);
+%! for k = 1:400
+%!   H{k} = garray ([-k; 2]);
+%! endfor
+%! assert (gpudot_info ().garrays, n0 + m - 500 + 400);
+%! for k = find (alive)'
+%!   assert (gdot (G{k}, G{k}), 2 * k^2 + 1);
+%!   assert (gather (G{k}), [k; 1; -k]);
+%! endfor
+%! for k = 1:400
+%!   assert (gnorm (H{k}, 1), k + 2);
+%! endfor
+%! clear G H
+%! assert (gpudot_info ().garrays, n0);
+%!test
 %! ## clear functions keeps the MEX (locked while garrays live); clear all frees them
 %! dirs = sprintf ("addpath ('%s', '%s', '%s');", fileparts (which ("garray")),
 %!                 fileparts (which ("gdot")), fileparts (which ("__gpudot__")));
