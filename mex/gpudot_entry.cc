@@ -132,6 +132,14 @@ bool fast_options(const octave_value_list &args, int k, gpudot_accum &accum, int
     return true;
 }
 
+/* The function object f holds, where it is one loaded from an .oct file (a dld function,
+ * which is a built-in to Octave); else null. */
+octave_builtin *dld_builtin(const octave_value &f)
+{
+    octave_function *fn = f.is_defined() ? f.function_value(true) : nullptr;
+    return fn && fn->is_dld_function() ? dynamic_cast<octave_builtin *>(fn) : nullptr;
+}
+
 /* Octave finds the function a call names through its class of the arguments first: with a
  * garray among them it looks for a garray method of that name (the class's methods, @garray
  * folders on the path, parent classes, then built-ins that declare the class), and keeps
@@ -155,8 +163,7 @@ void dispatch_garray(const char *name, octave_builtin::fcn self)
     if (st.is_built_in_function_name(name)) /* registered already, or Octave's own */
         return;
     octave_value f = st.find_user_function(name);
-    octave_function *fn = f.is_defined() ? f.function_value(true) : nullptr;
-    octave_builtin *b = fn && fn->is_dld_function() ? dynamic_cast<octave_builtin *>(fn) : nullptr;
+    octave_builtin *b = dld_builtin(f);
     if (!b || b->function() != self) /* not this file's function (the .m of that name) */
         return;
     st.install_built_in_function(name, f);
@@ -267,9 +274,7 @@ DEFUN_DLD(__gpudot_undispatch__, args, ,
         return octave_value_list();
     octave::symbol_table &st = interp->get_symbol_table();
     for (const char *name : {"gdot", "gnorm", "gcosine"}) {
-        octave_value f = st.find_built_in_function(name);
-        octave_function *fn = f.is_defined() ? f.function_value(true) : nullptr;
-        octave_builtin *b = fn && fn->is_dld_function() ? dynamic_cast<octave_builtin *>(fn) : nullptr;
+        octave_builtin *b = dld_builtin(st.find_built_in_function(name));
         if (!b || !b->handles_dispatch_class("garray"))
             continue;
         st.install_built_in_function(name, octave_value());
