@@ -1,5 +1,7 @@
 ## A/B of small resident calls (bench/results/h100-small-calls-ab-2026-11-23.txt): per-call us,
 ## median of 7 rounds of rotating inputs; GPUDOT_MEXDIR names the build; run once per build.
+## SMALL_SIZES (log2 n, default "14 16 18") and SMALL_PER (calls a round, default 3000)
+## narrow it.
 mexdir = getenv ("GPUDOT_MEXDIR");
 addpath (make_absolute_filename ("m"));
 addpath (make_absolute_filename (mexdir));
@@ -7,10 +9,17 @@ warning ("off", "gpudot:noDevice");
 addpath (fileparts (mfilename ("fullpath")));   # loop_us.m
 nsets = 8;
 per = 3000;
+if (! isempty (getenv ("SMALL_PER")))
+  per = str2double (getenv ("SMALL_PER"));
+endif
+lgs = [14 16 18];
+if (! isempty (getenv ("SMALL_SIZES")))
+  lgs = str2num (getenv ("SMALL_SIZES"));
+endif
 out = {};
 out{end+1} = sprintf ("ping %.2f", loop_us ("__gpudot__ ('__ping__')", nsets, per));
 for cls = {"single", "double"}
-  for lg = [14 16 18]
+  for lg = lgs
     n = 2^lg;
     G = cell (nsets, 1); H = G;
     for k = 1:nsets

@@ -239,9 +239,14 @@ template <class Op> void launch_op(const Launch &L0, const Args &p0, const Op &o
             L.grid.y = (unsigned)p.splits;
         }
     }
-    if (L.kind == 0)
+    if (L.kind == 0) {
+        if constexpr (has_small_finish<Op>())
+            if (p.splits <= kSmallSplits) {
+                columns_split<Op, true><<<L.grid, kThreads, 0, E.stream>>>(p, op);
+                return;
+            }
         columns_split<Op><<<L.grid, kThreads, 0, E.stream>>>(p, op);
-    else if (L.kind == 1)
+    } else if (L.kind == 1)
         columns_warp<Op><<<L.grid, kThreads, 0, E.stream>>>(p, op);
     else
         rows<Op><<<L.grid, kThreads, 0, E.stream>>>(p, op);
@@ -457,14 +462,15 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
         CK(cudaMemsetAsync(E.tickets.p, 0, E.tickets.cap, E.stream), "cudaMemset");
         E.tickets_n = E.tickets.cap / sizeof(unsigned);
     }
-    /* slots: kSlotWords words a block, whatever the Op uses (the kernels' template logic
-     * decides how many; a few KiB at most) */
+    /* slots: kSlotWordsSmall words a block, whatever the Op uses (the kernels' template
+     * logic decides how many; a split run's grid is about a wave of blocks: ~100 KiB at
+     * most) */
     if (L.kind == 0 && p.splits > 1 && (size_t)L.grid.x > E.slots_n) {
         E.slots_n = 0;
-        if ((st = buf_need(E.slots, (size_t)L.grid.x * 8 * kSlotWords, "cudaMalloc (workspace)")))
+        if ((st = buf_need(E.slots, (size_t)L.grid.x * 8 * kSlotWordsSmall, "cudaMalloc (workspace)")))
             return st;
         CK(cudaMemsetAsync(E.slots.p, 0xff, E.slots.cap, E.stream), "cudaMemset"); /* kSlotEmpty */
-        E.slots_n = E.slots.cap / (8 * kSlotWords);
+        E.slots_n = E.slots.cap / (8 * kSlotWordsSmall);
     }
     p.partials = (State *)E.partials.p;
     p.tickets = (unsigned *)E.tickets.p;

@@ -198,7 +198,8 @@ constexpr unsigned long long kSlotEmpty = ~0ull; /* a NaN; cudaMemset (0xff) wri
  * real dots and norms) 3-16% faster at 2^12-2^20, complex double 2^24 -10%, single
  * compensated and complex "double" 2^26 +1.2-1.4%; with 3-4 (cosines) 2-12% slower at
  * 2^12-2^14, up to 5% faster at 2^16-2^20, 0-2% slower at 2^24-2^26.  So cosines keep
- * partials. */
+ * partials in runs of more than kSmallSplits blocks; up to that, every Op of at most
+ * kSlotWordsSmall fields takes the slots with a one-warp merge (split_finish_small). */
 constexpr int kSlotWords = 2;
 
 /* index of the i-th live field (i from 0) */
@@ -835,11 +836,93 @@ __device__ __forceinline__ void split_finish_partials(const Op &op, const Args &
 }
 
 /*
+ * The end of columns_split where an output has at most kSmallSplits blocks (runs up to
+ * 2^16 elements, and batched runs sharing the device): split_finish_slots' protocol for
+ * states of up to kSlotWordsSmall live fields (cosines too), and the last block's merge by
+ * warp 0 alone (last_warp, whose tree over these values is block_reduce's: the same bits
+ * as the other finishes).  Each lane issues the loads of all its slot's fields before it
+ * waits on any.  A kernel of its own (columns_split<Op, true>), so that the larger
+ * kernels keep their code and registers (nvcc -Xptxas -v: all as before): the same finish
+ * in them gave a single gnorm(x, Inf) a stack frame and cost large norms up to 6% (see
+ * last_warp).  H100, kernel_bench, this kernel against the finishes above, 6 alternating
+ * rounds (bench/results/h100-kernel-small-finish-ab-2026-11-24.txt): every op 5-22%
+ * shorter at 2^12-2^16 (double 2^16: gdot 6.24 -> 5.73 us, gnorm 6.58 -> 5.86, gcosine
+ * 6.96 -> 6.43), 2^10 (warp columns) and 2^18-2^20 and the batched shapes within 1%.
+ */
+constexpr int kSmallSplits = 32;
+/* The host sizes the slots for this many words a block.  6 takes every dot, the norms of
+ * p = 1, 2 and Inf and the fast cosines, compensated real ones included; with 8, the small
+ * kernels of the run-time-kind norms (7 fields) spilled 56-104 bytes a thread and the
+ * compensated complex cosine's (8) 16 bytes (nvcc -Xptxas -v, sm_90), where their larger
+ * kernels spill nothing: those keep partials. */
+constexpr int kSlotWordsSmall = 6;
+static_assert(kSlotWordsSmall >= kSlotWords, "slots sized for the larger protocol");
+
+template <class Op> __host__ __device__ constexpr bool has_small_finish()
+{
+    return live_count<Op>() <= kSlotWordsSmall;
+}
+
+template <class Op>
+__device__ __forceinline__ void split_finish_small(const Op &op, const Args &p, int64_t a, int b,
+                                                   typename Op::Acc acc)
+{
+    constexpr int K = live_count<Op>();
+    __shared__ bool is_last;
+    __shared__ unsigned long long own[K]; /* the last block's sum, never stored in its slots */
+    unsigned ticket = 0;
+    acc = block_reduce(op, acc, [&] {
+        if (threadIdx.x == 0 && p.splits > 1)
+            ticket = atomicAdd(&p.tickets[a], 1u);
+    });
+    if (p.splits == 1) {
+        if (threadIdx.x == 0)
+            finish(op, p, a, acc);
+        return;
+    }
+    unsigned long long *slots = p.slots + a * p.splits * K;
+    if (threadIdx.x == 0) {
+        is_last = ticket == (unsigned)p.splits - 1;
+        static_for<0, K>([&](auto I) {
+            constexpr int i = decltype(I)::value;
+            unsigned long long v = slot_bits<Op, i>(acc);
+            if (is_last)
+                own[i] = v;
+            else
+                slot_store(&slots[(int64_t)b * K + i], v);
+        });
+    }
+    __syncthreads();
+    if (!is_last)
+        return;
+    last_warp(op, p, a, [&](int sl) {
+        unsigned long long *q = slots + (int64_t)sl * K;
+        unsigned long long v[K];
+        static_for<0, K>([&](auto I) {
+            constexpr int i = decltype(I)::value;
+            v[i] = sl == b ? own[i] : slot_load(&q[i]);
+        });
+        typename Op::Acc part;
+        op.init(part);
+        static_for<0, K>([&](auto I) {
+            constexpr int i = decltype(I)::value;
+            while (v[i] == kSlotEmpty)
+                v[i] = slot_load(&q[i]);
+            if (sl != b)
+                q[i] = kSlotEmpty;
+            from_slot<Op, i>(part, v[i]);
+        });
+        return part;
+    });
+}
+
+/*
  * Column mode, long runs (nb == 1): `splits` blocks per output, striding through its run
  * together; the last block to finish an output merges the blocks' sums in block order.
- * Grid: na * splits blocks.
+ * Grid: na * splits blocks.  SMALL (splits <= kSmallSplits): split_finish_small.
  */
-template <class Op> __global__ void __launch_bounds__(kThreads) columns_split(Args p, Op op)
+template <class Op, bool SMALL = false>
+__global__ void __launch_bounds__(kThreads) columns_split(Args p, Op op)
 {
     using T = typename Op::T;
     constexpr int ex = Op::CX ? 2 : 1, ey = Op::CY ? 2 : 1;
@@ -858,7 +941,9 @@ template <class Op> __global__ void __launch_bounds__(kThreads) columns_split(Ar
      * of it. */
     run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, 0, p.nk, b * kThreads + threadIdx.x,
             p.splits * kThreads, kThreads, p.tiles);
-    if constexpr (live_count<Op>() <= kSlotWords)
+    if constexpr (SMALL)
+        split_finish_small(op, p, a, b, acc);
+    else if constexpr (live_count<Op>() <= kSlotWords)
         split_finish_slots(op, p, a, b, acc);
     else
         split_finish_partials(op, p, a, acc);
