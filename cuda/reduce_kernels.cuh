@@ -199,7 +199,7 @@ constexpr unsigned long long kSlotEmpty = ~0ull; /* a NaN; cudaMemset (0xff) wri
  * compensated and complex "double" 2^26 +1.2-1.4%; with 3-4 (cosines) 2-12% slower at
  * 2^12-2^14, up to 5% faster at 2^16-2^20, 0-2% slower at 2^24-2^26.  So cosines keep
  * partials in runs of more than kSmallSplits blocks; up to that, every Op of at most
- * kSlotWordsSmall fields takes the slots with a one-warp merge (split_finish_small). */
+ * kSlotWordsSmall fields takes the slots with a one-warp merge (kSmallSplits). */
 constexpr int kSlotWords = 2;
 
 /* index of the i-th live field (i from 0) */
@@ -662,6 +662,68 @@ __device__ __forceinline__ int64_t run_start(int64_t a, int64_t kx, int64_t ax, 
 }
 
 /*
+ * The last block's merge where a run has at most 32 blocks (every split run up to 2^16
+ * elements): lane l of warp 0 merges block l's sum (get (l)) into an empty state and the
+ * warp's shuffle tree merges the lanes: the tree that block_reduce takes over these values
+ * (its other warps and lanes hold empty states, and merging one is exact), so the same bits,
+ * without the block-wide tree and its barrier.  In the last block of a compensated cosine at
+ * 2^12 that tree took 6332 cycles (clock64), one warp's 521; 2299 against 348 for a
+ * "double" one: code that runs once a launch, in one block, pays for fetching its
+ * instructions, and a block's tree is several times a warp's code (H100, bench/results/
+ * h100-small-finish-probe-2026-11-23.txt).  kernel_bench, this build against the one
+ * before, 4 alternating rounds: cosines 11-30% shorter at 2^12-2^16 (compensated double
+ * 2^12 10.99 -> 7.66 us), 3-10% at 2^18-2^22, every other kernel within 0.97-1.01x.
+ * Through the slots of the same kernels (dots, norms) it made small calls 1-19% shorter
+ * too, but changed the registers of larger kernels (a 16-byte stack frame in single
+ * "double" gnorm(x, Inf)) and cost up to 6% from 2^18 (single gnorm(x, Inf) 2^24 +5.7%,
+ * compensated 2-norms +2-4%; bench/results/h100-kernel-warpfin-ab-2026-11-23.txt): the
+ * slots take it in small kernels of their own (kSmallSplits, below).
+ */
+template <class Op, class Get>
+__device__ __forceinline__ void last_warp(const Op &op, const Args &p, int64_t a, Get get)
+{
+    if (threadIdx.x >= 32)
+        return;
+    typename Op::Acc tot;
+    op.init(tot);
+    if ((int)threadIdx.x < p.splits)
+        op.merge(tot, get((int)threadIdx.x));
+    tot = warp_reduce(op, tot);
+    if (threadIdx.x == 0) {
+        finish(op, p, a, tot);
+        p.tickets[a] = 0;
+    }
+}
+
+/*
+ * Runs of at most kSmallSplits blocks an output (runs up to 2^16 elements, and batched
+ * runs sharing the device) finish through the slots (split_finish_slots<Op, true>) for
+ * states of up to kSlotWordsSmall live fields (cosines too), the last block's merge by
+ * warp 0 alone (last_warp, whose tree over these values is block_reduce's: the same bits
+ * as the other finishes), each lane issuing the loads of all its slot's fields before it
+ * waits on any.  A kernel of its own (columns_split<Op, true>), so that the larger
+ * kernels keep their code and registers (nvcc -Xptxas -v: all as before): the same finish
+ * in them gave a single gnorm(x, Inf) a stack frame and cost large norms up to 6% (see
+ * last_warp).  H100, kernel_bench, this kernel against the finishes above, 6 alternating
+ * rounds (bench/results/h100-kernel-small-finish-ab-2026-11-24.txt): every op 5-22%
+ * shorter at 2^12-2^16 (double 2^16: gdot 6.24 -> 5.73 us, gnorm 6.58 -> 5.86, gcosine
+ * 6.96 -> 6.43), 2^10 (warp columns) and 2^18-2^20 and the batched shapes within 1%.
+ */
+constexpr int kSmallSplits = 32;
+/* The host sizes the slots for this many words a block.  6 takes every dot, the norms of
+ * p = 1, 2 and Inf and the fast cosines, compensated real ones included; with 8, the small
+ * kernels of the run-time-kind norms (7 fields) spilled 56-104 bytes a thread and the
+ * compensated complex cosine's (8) 16 bytes (nvcc -Xptxas -v, sm_90), where their larger
+ * kernels spill nothing: those keep partials. */
+constexpr int kSlotWordsSmall = 6;
+static_assert(kSlotWordsSmall >= kSlotWords, "slots sized for the larger protocol");
+
+template <class Op> __host__ __device__ constexpr bool has_small_finish()
+{
+    return live_count<Op>() <= kSlotWordsSmall;
+}
+
+/*
  * The end of columns_split for states of up to kSlotWords live fields: the block takes its
  * ticket while warp 0 finishes the block's sum, then publishes the sum's fields in its
  * slots; the last block to take a ticket reads the others' slots (waiting on any still
@@ -671,8 +733,9 @@ __device__ __forceinline__ int64_t run_start(int64_t a, int64_t kx, int64_t ax, 
  * loads: one atomic (under warp 0's shuffles) and one read of the slots, where the general
  * protocol pays a store and a fence, an atomic, then the reads, each an L2 round trip.
  * (One-field states only until 2026-11-23; two-field ones since: see kSlotWords.)
+ * ONE_WARP (the small kernels, above): warp 0 alone merges the slots (last_warp).
  */
-template <class Op>
+template <class Op, bool ONE_WARP = false>
 __device__ __forceinline__ void split_finish_slots(const Op &op, const Args &p, int64_t a, int b,
                                                    typename Op::Acc acc)
 {
@@ -704,6 +767,30 @@ __device__ __forceinline__ void split_finish_slots(const Op &op, const Args &p, 
     __syncthreads();
     if (!is_last)
         return;
+    if constexpr (ONE_WARP) {
+        /* lane l merges block l's sum (splits <= 32): all its fields' loads issued before
+         * it waits on any */
+        last_warp(op, p, a, [&](int sl) {
+            unsigned long long *q = slots + (int64_t)sl * K;
+            unsigned long long v[K];
+            static_for<0, K>([&](auto I) {
+                constexpr int i = decltype(I)::value;
+                v[i] = sl == b ? own[i] : slot_load(&q[i]);
+            });
+            typename Op::Acc part;
+            op.init(part);
+            static_for<0, K>([&](auto I) {
+                constexpr int i = decltype(I)::value;
+                while (v[i] == kSlotEmpty)
+                    v[i] = slot_load(&q[i]);
+                if (sl != b)
+                    q[i] = kSlotEmpty;
+                from_slot<Op, i>(part, v[i]);
+            });
+            return part;
+        });
+        return;
+    }
     typename Op::Acc tot;
     op.init(tot);
     constexpr int kPre = K == 1 ? 8 : K == 2 ? 4 : 2;
@@ -744,38 +831,6 @@ __device__ __forceinline__ void split_finish_slots(const Op &op, const Args &p, 
     }
 }
 
-/*
- * The last block's merge where a run has at most 32 blocks (every split run up to 2^16
- * elements): lane l of warp 0 merges block l's sum (get (l)) into an empty state and the
- * warp's shuffle tree merges the lanes: the tree that block_reduce takes over these values
- * (its other warps and lanes hold empty states, and merging one is exact), so the same bits,
- * without the block-wide tree and its barrier.  In the last block of a compensated cosine at
- * 2^12 that tree took 6332 cycles (clock64), one warp's 521; 2299 against 348 for a
- * "double" one: code that runs once a launch, in one block, pays for fetching its
- * instructions, and a block's tree is several times a warp's code (H100, bench/results/
- * h100-small-finish-probe-2026-11-23.txt).  kernel_bench, this build against the one
- * before, 4 alternating rounds: cosines 11-30% shorter at 2^12-2^16 (compensated double
- * 2^12 10.99 -> 7.66 us), 3-10% at 2^18-2^22, every other kernel within 0.97-1.01x.  Taken for the partials only: through the slots (dots, norms) it made small
- * calls 1-19% shorter too, but changed the registers of larger kernels (a 16-byte stack
- * frame in single "double" gnorm(x, Inf)) and cost up to 6% from 2^18 (single
- * gnorm(x, Inf) 2^24 +5.7%, compensated 2-norms +2-4%; bench/results/
- * h100-kernel-warpfin-ab-2026-11-23.txt).
- */
-template <class Op, class Get>
-__device__ __forceinline__ void last_warp(const Op &op, const Args &p, int64_t a, Get get)
-{
-    if (threadIdx.x >= 32)
-        return;
-    typename Op::Acc tot;
-    op.init(tot);
-    if ((int)threadIdx.x < p.splits)
-        op.merge(tot, get((int)threadIdx.x));
-    tot = warp_reduce(op, tot);
-    if (threadIdx.x == 0) {
-        finish(op, p, a, tot);
-        p.tickets[a] = 0;
-    }
-}
 
 /* The end of columns_split for states of several fields: each block stores its partial
  * state, fences and takes a ticket; the last to take one merges the partials (warp 0 alone
@@ -835,91 +890,11 @@ __device__ __forceinline__ void split_finish_partials(const Op &op, const Args &
     }
 }
 
-/*
- * The end of columns_split where an output has at most kSmallSplits blocks (runs up to
- * 2^16 elements, and batched runs sharing the device): split_finish_slots' protocol for
- * states of up to kSlotWordsSmall live fields (cosines too), and the last block's merge by
- * warp 0 alone (last_warp, whose tree over these values is block_reduce's: the same bits
- * as the other finishes).  Each lane issues the loads of all its slot's fields before it
- * waits on any.  A kernel of its own (columns_split<Op, true>), so that the larger
- * kernels keep their code and registers (nvcc -Xptxas -v: all as before): the same finish
- * in them gave a single gnorm(x, Inf) a stack frame and cost large norms up to 6% (see
- * last_warp).  H100, kernel_bench, this kernel against the finishes above, 6 alternating
- * rounds (bench/results/h100-kernel-small-finish-ab-2026-11-24.txt): every op 5-22%
- * shorter at 2^12-2^16 (double 2^16: gdot 6.24 -> 5.73 us, gnorm 6.58 -> 5.86, gcosine
- * 6.96 -> 6.43), 2^10 (warp columns) and 2^18-2^20 and the batched shapes within 1%.
- */
-constexpr int kSmallSplits = 32;
-/* The host sizes the slots for this many words a block.  6 takes every dot, the norms of
- * p = 1, 2 and Inf and the fast cosines, compensated real ones included; with 8, the small
- * kernels of the run-time-kind norms (7 fields) spilled 56-104 bytes a thread and the
- * compensated complex cosine's (8) 16 bytes (nvcc -Xptxas -v, sm_90), where their larger
- * kernels spill nothing: those keep partials. */
-constexpr int kSlotWordsSmall = 6;
-static_assert(kSlotWordsSmall >= kSlotWords, "slots sized for the larger protocol");
-
-template <class Op> __host__ __device__ constexpr bool has_small_finish()
-{
-    return live_count<Op>() <= kSlotWordsSmall;
-}
-
-template <class Op>
-__device__ __forceinline__ void split_finish_small(const Op &op, const Args &p, int64_t a, int b,
-                                                   typename Op::Acc acc)
-{
-    constexpr int K = live_count<Op>();
-    __shared__ bool is_last;
-    __shared__ unsigned long long own[K]; /* the last block's sum, never stored in its slots */
-    unsigned ticket = 0;
-    acc = block_reduce(op, acc, [&] {
-        if (threadIdx.x == 0 && p.splits > 1)
-            ticket = atomicAdd(&p.tickets[a], 1u);
-    });
-    if (p.splits == 1) {
-        if (threadIdx.x == 0)
-            finish(op, p, a, acc);
-        return;
-    }
-    unsigned long long *slots = p.slots + a * p.splits * K;
-    if (threadIdx.x == 0) {
-        is_last = ticket == (unsigned)p.splits - 1;
-        static_for<0, K>([&](auto I) {
-            constexpr int i = decltype(I)::value;
-            unsigned long long v = slot_bits<Op, i>(acc);
-            if (is_last)
-                own[i] = v;
-            else
-                slot_store(&slots[(int64_t)b * K + i], v);
-        });
-    }
-    __syncthreads();
-    if (!is_last)
-        return;
-    last_warp(op, p, a, [&](int sl) {
-        unsigned long long *q = slots + (int64_t)sl * K;
-        unsigned long long v[K];
-        static_for<0, K>([&](auto I) {
-            constexpr int i = decltype(I)::value;
-            v[i] = sl == b ? own[i] : slot_load(&q[i]);
-        });
-        typename Op::Acc part;
-        op.init(part);
-        static_for<0, K>([&](auto I) {
-            constexpr int i = decltype(I)::value;
-            while (v[i] == kSlotEmpty)
-                v[i] = slot_load(&q[i]);
-            if (sl != b)
-                q[i] = kSlotEmpty;
-            from_slot<Op, i>(part, v[i]);
-        });
-        return part;
-    });
-}
 
 /*
  * Column mode, long runs (nb == 1): `splits` blocks per output, striding through its run
  * together; the last block to finish an output merges the blocks' sums in block order.
- * Grid: na * splits blocks.  SMALL (splits <= kSmallSplits): split_finish_small.
+ * Grid: na * splits blocks.  SMALL (splits <= kSmallSplits): the slots with a one-warp merge.
  */
 template <class Op, bool SMALL = false>
 __global__ void __launch_bounds__(kThreads) columns_split(Args p, Op op)
@@ -942,7 +917,7 @@ __global__ void __launch_bounds__(kThreads) columns_split(Args p, Op op)
     run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, 0, p.nk, b * kThreads + threadIdx.x,
             p.splits * kThreads, kThreads, p.tiles);
     if constexpr (SMALL)
-        split_finish_small(op, p, a, b, acc);
+        split_finish_slots<Op, true>(op, p, a, b, acc);
     else if constexpr (live_count<Op>() <= kSlotWords)
         split_finish_slots(op, p, a, b, acc);
     else
