@@ -51,6 +51,7 @@ struct Engine {
     cudaStream_t stream = 0; /* where kernels launch: 0, or the ring's compute stream */
     int fault = GPUDOT_FAULT_NONE; /* test hook: gpudot_cuda_inject */
     int lost = 0;                  /* a sticky error: the context is unusable */
+    int tail0 = 0; /* a kernel on stream 0 may still be ending (wait_marked saw its results) */
     char err[512] = "";
     char lost_msg[640] = "";
 } E;
@@ -566,9 +567,21 @@ constexpr size_t kSlotDemote = (size_t)4 << 20; /* slots of a ring that demotes 
 constexpr size_t kPackPerThread = (size_t)128 << 10;
 /* Outputs up to this size stay on the device until the end of a chunked call. */
 constexpr size_t kOutWhole = (size_t)256 << 20;
+/* Calls on host data of up to this many bytes of operands, whose outputs fit the mapped
+ * area, go direct (dot_direct): the calling thread packs them into the ring's first slot
+ * and one kernel reads them there over PCIe and writes its results into mapped memory,
+ * where the ring's way costs a copy, events, a result copy and two stream syncs, each a
+ * few us of host time on the H100 machine.  bench/host_gpu_ab.m, the ring against direct
+ * calls up to 512 KiB, 3 alternating rounds on one machine (bench/results/
+ * h100-host-direct-ab-2026-11-24.txt): up to 256 KiB 0.59-0.91x the ring's time (gdot of
+ * 2^12 singles 60.9 -> 39.3 us, of 2^14 doubles 131.5 -> 90.0), at 512 KiB 1.34-1.54x
+ * (gdot of 2^16 singles 104.0 -> 159.8 us: one thread's memcpy and the kernel's reads over
+ * PCIe, unoverlapped, against the ring's threads and copy engine). */
+constexpr size_t kDirectBytes = (size_t)256 << 10;
 
 struct Ring {
     void *host[kSlots] = {}, *dev[kSlots] = {};
+    void *host_dev[kSlots] = {}; /* the device's address of host[i] (direct calls) */
     size_t cap = 0;
     int busy[kSlots] = {};
     cudaEvent_t copied[kSlots] = {}, used[kSlots] = {};
@@ -589,7 +602,7 @@ void ring_free()
             cudaFreeHost(R.host[i]);
         if (R.dev[i] && !E.lost)
             cudaFree(R.dev[i]);
-        R.host[i] = R.dev[i] = nullptr;
+        R.host[i] = R.dev[i] = R.host_dev[i] = nullptr;
         R.busy[i] = 0;
     }
     R.cap = 0;
@@ -610,6 +623,8 @@ gpudot_status ring_need(size_t bytes)
     ring_free();
     for (int i = 0; i < kSlots; i++) {
         cudaError_t e = cudaHostAlloc(&R.host[i], bytes, cudaHostAllocPortable);
+        if (e == cudaSuccess) /* mapped in any case on devices with unified addressing */
+            e = cudaHostGetDevicePointer(&R.host_dev[i], R.host[i], 0);
         if (e == cudaSuccess)
             e = dev_malloc(&R.dev[i], bytes);
         if (e != cudaSuccess) {
@@ -1111,8 +1126,10 @@ static gpudot_status wait_marked(size_t nw, size_t wsize, const char *what)
     for (long spin = 0; nw > 0 && spin < kSpinLimit; spin++) {
         while (i < nw && !word_empty(i, wsize))
             i++;
-        if (i == nw)
+        if (i == nw) {
+            E.tail0 = E.stream == 0;
             return GPUDOT_OK;
+        }
         if ((spin & 4095) == 4095 && cudaStreamQuery(E.stream) != cudaErrorNotReady)
             break;
     }
@@ -1174,6 +1191,39 @@ static gpudot_status dot_resident(const gpudot_dot_req *r)
     if ((st = run_kernel(r, dx, dy, E.out.p, 0, 1)))
         return st;
     CK(cudaMemcpy(r->out, E.out.p, bo, cudaMemcpyDeviceToHost), "kernel or cudaMemcpy (result)");
+    return GPUDOT_OK;
+}
+
+/* A small call on host data in one launch (kDirectBytes): the operands packed by the calling
+ * thread into the ring's first slot (free: every call leaves both ring streams idle), read
+ * there by the kernel (pinned memory, mapped), the results written into the mapped area. */
+static gpudot_status dot_direct(const gpudot_dot_req *r, int has_y, size_t esx, size_t esy,
+                                size_t bo, int way)
+{
+    gpudot_dot_req sub = *r;
+    char *h = (char *)R.host[0], *hd = (char *)R.host_dev[0];
+    CopyJob jobs[2];
+    jobs[0] = pack_job(h, r->x, esx, r->bx, r->kx, r->ax, 0, r->na, 0, r->nk, &sub.kx, &sub.ax);
+    size_t xb = jobs[0].len * jobs[0].count, yb = 0;
+    if (has_y) {
+        jobs[1] = pack_job(h + align16(xb), r->y, esy, r->by, r->ky, r->ay, 0, r->na, 0, r->nk,
+                           &sub.ky, &sub.ay);
+        yb = jobs[1].len * jobs[1].count;
+    }
+    copy_range(jobs, has_y ? 2 : 1, 0, xb + yb, way);
+    gpudot_status st;
+    if ((st = mapped_area()))
+        return st;
+    size_t ws = esize(r->type, 0);
+    mark_empty(bo / ws, ws);
+    GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
+    if ((st = run_kernel(&sub, hd, hd + align16(xb), E.mapped_dev, 0, 1, 1)))
+        return st;
+    GPUDOT_MARK(GPUDOT_STAGE_DRAIN);
+    if ((st = wait_marked(bo / ws, ws, "kernel")))
+        return st;
+    GPUDOT_MARK(GPUDOT_STAGE_WAIT);
+    memcpy(r->out, E.mapped, bo);
     return GPUDOT_OK;
 }
 
@@ -1244,6 +1294,10 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
         k_per = 0;
     int64_t nslab = k_per > 0 ? (nk + k_per - 1) / k_per : 1;
     int64_t ngroup = (r->na + a_per - 1) / a_per;
+    /* (the ring's test hooks, a cap, a piece size or a way of packing, keep calls in the ring) */
+    if (ngroup * nslab == 1 && nk > 0 && bx_all + by_all <= kDirectBytes && out_all <= kMappedBytes &&
+        !E.staging_cap && !E.piece && E.pack == GPUDOT_PACK_AUTO)
+        return dot_direct(r, has_y, esx, esy, out_all, way);
 
     /* Outputs stay on the device until the end, unless there are very many of them. */
     int whole_out = out_all <= kOutWhole;
@@ -1274,6 +1328,13 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     for (int i = 0; i < kSlots; i++)
         w.ready[i].store(-1);
     w.stop.store(0);
+    /* A small call's kernel on stream 0 can still be ending when its results are seen (its
+     * last block empties the tickets after writing them); the ring's streams are not
+     * ordered after stream 0, and share the workspace. */
+    if (E.tail0) {
+        CK(cudaStreamSynchronize(0), "kernel");
+        E.tail0 = 0;
+    }
     E.stream = R.comp;
     /* threads: the calling one, which queues the copies and kernels (and packs where it is
      * alone), and packing ones, one per kPackPerThread of the call's bytes; one CPU left to

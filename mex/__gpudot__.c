@@ -18,6 +18,8 @@
  *   __gpudot__ ("release")                              free staging buffers
  *   __gpudot__ ("staging_cap", bytes[, piece[, pack]])  test hook: force chunking; copy
  *                                                       size; how the ring's threads store
+ *                                                       (any of them set: small calls go
+ *                                                       through the ring, not direct)
  *   __gpudot__ ("tile_from", bytes[, blocks])           test hook: tile order from bytes,
  *                                                       launches of at most blocks
  *   __gpudot__ ("__fault__", what)                      test hook: launch | trap | alloc
