@@ -1143,6 +1143,27 @@ static gpudot_status wait_marked(size_t nw, size_t wsize, const char *what)
     return GPUDOT_OK;
 }
 
+/* One launch whose bo bytes of outputs (at most kMappedBytes) come back through the mapped
+ * area: its words marked empty, the kernel writing them, the host spinning until none is
+ * empty, then copying them out. */
+static gpudot_status run_mapped(const gpudot_dot_req *r, const void *dx, const void *dy, size_t bo)
+{
+    gpudot_status st;
+    if ((st = mapped_area()))
+        return st;
+    size_t ws = esize(r->type, 0);
+    mark_empty(bo / ws, ws);
+    GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
+    if ((st = run_kernel(r, dx, dy, E.mapped_dev, 0, 1, 1)))
+        return st;
+    GPUDOT_MARK(GPUDOT_STAGE_DRAIN);
+    if ((st = wait_marked(bo / ws, ws, "kernel")))
+        return st;
+    GPUDOT_MARK(GPUDOT_STAGE_WAIT);
+    memcpy(r->out, E.mapped, bo);
+    return GPUDOT_OK;
+}
+
 /* Some operand is resident on the device: host operands (small, typically a query) are
  * uploaded whole for this call, one launch, the result copied back.  No chunking: the
  * resident operand is already on the device, the host one must fit beside it. */
@@ -1170,22 +1191,8 @@ static gpudot_status dot_resident(const gpudot_dot_req *r)
         CK(cudaMemcpy(E.y.p, r->y, by, cudaMemcpyHostToDevice), "cudaMemcpy (upload)");
         dy = E.y.p;
     }
-    if (bo <= kMappedBytes) {
-        if ((st = mapped_area()))
-            return st;
-        /* the outputs' words hold the empty mark until the kernel writes them */
-        size_t ws = esize(r->type, 0);
-        mark_empty(bo / ws, ws);
-        GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
-        if ((st = run_kernel(r, dx, dy, E.mapped_dev, 0, 1, 1)))
-            return st;
-        GPUDOT_MARK(GPUDOT_STAGE_DRAIN);
-        if ((st = wait_marked(bo / ws, ws, "kernel")))
-            return st;
-        GPUDOT_MARK(GPUDOT_STAGE_WAIT);
-        memcpy(r->out, E.mapped, bo);
-        return GPUDOT_OK;
-    }
+    if (bo <= kMappedBytes)
+        return run_mapped(r, dx, dy, bo);
     if ((st = buf_need(E.out, bo, "cudaMalloc (out)")))
         return st;
     if ((st = run_kernel(r, dx, dy, E.out.p, 0, 1)))
@@ -1211,20 +1218,7 @@ static gpudot_status dot_direct(const gpudot_dot_req *r, int has_y, size_t esx, 
         yb = jobs[1].len * jobs[1].count;
     }
     copy_range(jobs, has_y ? 2 : 1, 0, xb + yb, way);
-    gpudot_status st;
-    if ((st = mapped_area()))
-        return st;
-    size_t ws = esize(r->type, 0);
-    mark_empty(bo / ws, ws);
-    GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
-    if ((st = run_kernel(&sub, hd, hd + align16(xb), E.mapped_dev, 0, 1, 1)))
-        return st;
-    GPUDOT_MARK(GPUDOT_STAGE_DRAIN);
-    if ((st = wait_marked(bo / ws, ws, "kernel")))
-        return st;
-    GPUDOT_MARK(GPUDOT_STAGE_WAIT);
-    memcpy(r->out, E.mapped, bo);
-    return GPUDOT_OK;
+    return run_mapped(&sub, hd, hd + align16(xb), bo);
 }
 
 static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
