@@ -1,4 +1,4 @@
-## A/B of GPU calls on host data at small n ("device", "gpu": the direct path below 512 KiB
+## A/B of GPU calls on host data at small n ("device", "gpu": the direct path up to 256 KiB
 ## of operands, the staging ring above), with Octave's dot and "auto" in the same rounds;
 ## 9 rounds, 8 input sets in turn, us a call (median of the rounds' loop means).  From the
 ## repository root:

@@ -831,7 +831,6 @@ __device__ __forceinline__ void split_finish_slots(const Op &op, const Args &p, 
     }
 }
 
-
 /* The end of columns_split for states of several fields: each block stores its partial
  * state, fences and takes a ticket; the last to take one merges the partials (warp 0 alone
  * where they are at most 32: last_warp). */
@@ -889,7 +888,6 @@ __device__ __forceinline__ void split_finish_partials(const Op &op, const Args &
         p.tickets[a] = 0;
     }
 }
-
 
 /*
  * Column mode, long runs (nb == 1): `splits` blocks per output, striding through its run
