@@ -31,7 +31,7 @@ NVCC_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a
                 $(foreach a,$(CUDA_PTX),-gencode=arch=compute_$(a),code=compute_$(a))
 NVCC_FLAGS := -std=c++17 -O3 --threads 0 -Xcompiler -fPIC,-fopenmp -I$(SRC)/include $(DEFS) $(NVCC_GENCODE)
 
-ENGINE_OBJS := $(OBJ)/gpudot_common.o $(OBJ)/gpudot_cpu.o $(OBJ)/gpudot_cpu_ops.o $(OBJ)/gpudot_pack.o
+ENGINE_OBJS := $(OBJ)/gpudot_common.o $(OBJ)/gpudot_pool.o $(OBJ)/gpudot_cpu.o $(OBJ)/gpudot_cpu_ops.o $(OBJ)/gpudot_pack.o
 ifeq ($(HAVE_NVCC),yes)
 ENGINE_OBJS += $(OBJ)/gpudot_cuda.o
 ENGINE_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++

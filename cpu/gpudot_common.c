@@ -119,14 +119,3 @@ int gpudot_workers(int64_t work, int64_t per_thread, int64_t units)
         nt = omp_get_max_threads();
     return nt < 1 ? 1 : (int)nt;
 }
-
-int gpudot_share(int want, int64_t lo, int64_t hi, int64_t *b, int64_t *e)
-{
-    int t = omp_get_thread_num(), w = omp_get_num_threads();
-    w = want < w ? want : w;
-    if (t >= w)
-        return 0;
-    *b = lo + (hi - lo) * t / w;
-    *e = lo + (hi - lo) * (t + 1) / w;
-    return 1;
-}

@@ -3,11 +3,10 @@
  *
  * Order of summation is fixed for a given shape (never depends on the thread count), so
  * results are bitwise repeatable.  Column mode (nb == 1, each output a contiguous run)
- * splits long runs into fixed chunks summed in parallel, then combined in chunk order; row
- * mode (nb > 1) walks k outermost so the inner loop over i is contiguous.
+ * splits long runs into fixed chunks summed by the pool's threads, then combined in chunk
+ * order; row mode (nb > 1) walks k outermost so the inner loop over i is contiguous.
  */
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,18 +17,18 @@
  * summed, in a fixed order, so results never depend on the thread count or on which path
  * below took a run. */
 #define CHUNK ((int64_t)1 << 12)
-/* Each thread of a parallel region gets at least this many scalars, so a run is split only
- * from 2^15 and a team has one thread per 2^14 (16 threads from 2^18).  Why: "auto" is held
- * to within 1.25x of Octave's dot (issue 5, target 6).  With chunks of 2^16 as before, a run
- * of 2^16 took one thread: on the H100 machine's 16-core VM single 2^15-2^16 ran at 1.1-1.3x
- * dot, and at 0.65-0.8x split.  But a team of all 16 threads on 2^16 doubles (4096 each)
- * once took 473 us a call (median; 79-3766 us) against dot's 51 in a `make bench`: a region
- * waits for its slowest thread, and on that VM any one of 16 can stall; so small teams for
- * small work (the same case then took 35 us).  Runs of 2^14 split over 4 threads measured
- * no faster there than one thread. */
+/* A run is split into its chunks only from 2 * PER_THREAD scalars: on the H100 machine's
+ * 16-core VM, with one thread a run single 2^15-2^16 ran at 1.1-1.3x Octave's dot, split
+ * at 0.65-0.8x (issue 5, target 6: "auto" within 1.25x of dot); runs of 2^14 split over 4
+ * threads measured no faster there than one thread.  The chunks go to the pool
+ * (cpu/gpudot_pool.c), one task each: with OpenMP a team of all 16 threads on 2^16 doubles
+ * once took 473 us a call (median; 79-3766 us) against dot's 51 in a `make bench`, as a
+ * region waits for every thread of its team and on that VM any one of 16 can stall; teams
+ * of one thread per 2^14 made it rarer, not gone. */
 #define PER_THREAD ((int64_t)1 << 14)
-/* Many short runs (one output each) take a parallel region only above this much work:
- * an omp construct costs ~1 us, a third of a small call. */
+/* Many short runs (one output each) go to the pool only above this much work, in tasks of
+ * about a chunk's work: posting a job and waking a thread cost ~1 us or more, a third of
+ * a small call. */
 #define SERIAL_WORK ((int64_t)1 << 16)
 /* Interrupts are polled after every this many scalars of work (about 10 ms on one core). */
 #define POLL_WORK ((int64_t)1 << 24)
@@ -288,42 +287,68 @@ static acc_t run_chunked(const gpudot_dot_req *r, int m, const void *x, int64_t 
     return acc;
 }
 
+/* A column-mode call's work for the pool: outputs [a0, a0 + per * t ...) whole (task t of
+ * a batch of runs), or chunk c0 + t of output a (a long run). */
+typedef struct {
+    const gpudot_dot_req *r;
+    int m;
+    size_t esx, esy;
+    int64_t sx, sy;
+    int64_t a0, a1, per; /* runs whole */
+    const void *xa, *ya; /* one long run, chunk by chunk */
+    int64_t c0;
+    acc_t *part;
+} column_job;
+
+static void whole_runs(const column_job *j, int64_t b, int64_t e)
+{
+    const gpudot_dot_req *r = j->r;
+    for (int64_t a = b; a < e; a++) {
+        const void *x = offset(r->x, (r->ax > 1 ? a : 0) * r->kx, j->esx);
+        const void *y = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, j->esy);
+        acc_t acc = run_chunked(r, j->m, x, j->sx, j->esx, y, j->sy, j->esy, r->nk);
+        store(r, j->m, a, &acc);
+    }
+}
+
+static void whole_runs_task(void *ctx, int64_t t)
+{
+    const column_job *j = ctx;
+    int64_t b = j->a0 + t * j->per, e = b + j->per < j->a1 ? b + j->per : j->a1;
+    whole_runs(j, b, e);
+}
+
+static void chunk_task(void *ctx, int64_t t)
+{
+    const column_job *j = ctx;
+    const gpudot_dot_req *r = j->r;
+    int64_t c = j->c0 + t, k0 = c * CHUNK, n = r->nk - k0 < CHUNK ? r->nk - k0 : CHUNK;
+    j->part[c] = run_dispatch(r, j->m, offset(j->xa, k0 * j->sx, j->esx), j->sx,
+                              offset(j->ya, k0 * j->sy, j->esy), j->sy, n);
+}
+
 /* nb == 1: output a is the run x(0, :, a) . y(0, :, a). */
 static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn poll)
 {
-    size_t esx = esize(r, r->cx), esy = esize(r, r->cy);
-    int64_t sx = r->kx > 1, sy = r->ky > 1;
+    column_job j = {.r = r, .m = m, .esx = esize(r, r->cx), .esy = esize(r, r->cy),
+                    .sx = r->kx > 1, .sy = r->ky > 1};
     int64_t nchunks = r->nk > CHUNK ? (r->nk + CHUNK - 1) / CHUNK : 1;
 
-    if (nchunks == 1 || r->na >= omp_get_max_threads() || r->na * r->nk < 2 * PER_THREAD) {
+    if (nchunks == 1 || r->na * r->nk < 2 * PER_THREAD || r->na >= gpudot_pool_size()) {
         /* Short runs, at least a run per thread, or too little work to split a run:
-         * parallel over outputs (or serial), each run summed whole; polling every
+         * runs whole, in tasks of about a chunk's work (or serial); polling every
          * POLL_WORK scalars. */
         int64_t per_poll = r->nk > 0 ? POLL_WORK / r->nk + 1 : r->na;
+        j.per = r->nk > 0 ? (CHUNK + r->nk - 1) / r->nk : r->na;
         for (int64_t a0 = 0; a0 < r->na; a0 += per_poll) {
             int64_t a1 = a0 + per_poll < r->na ? a0 + per_poll : r->na;
             if ((a1 - a0) * r->nk <= SERIAL_WORK) {
-                /* small: no parallel region at all (an omp construct with a false `if`
-                 * still cost ~1 us) */
-                for (int64_t a = a0; a < a1; a++) {
-                    const void *x = offset(r->x, (r->ax > 1 ? a : 0) * r->kx, esx);
-                    const void *y = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, esy);
-                    acc_t acc = run_chunked(r, m, x, sx, esx, y, sy, esy, r->nk);
-                    store(r, m, a, &acc);
-                }
+                /* small: no threads at all (waking them costs more than the work) */
+                whole_runs(&j, a0, a1);
             } else {
-                int want = gpudot_workers((a1 - a0) * r->nk, PER_THREAD, a1 - a0);
-#pragma omp parallel
-                {
-                    int64_t b, e;
-                    if (gpudot_share(want, a0, a1, &b, &e))
-                        for (int64_t a = b; a < e; a++) {
-                            const void *x = offset(r->x, (r->ax > 1 ? a : 0) * r->kx, esx);
-                            const void *y = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, esy);
-                            acc_t acc = run_chunked(r, m, x, sx, esx, y, sy, esy, r->nk);
-                            store(r, m, a, &acc);
-                        }
-                }
+                j.a0 = a0;
+                j.a1 = a1;
+                gpudot_pool_run((a1 - a0 + j.per - 1) / j.per, whole_runs_task, &j);
             }
             if (poll && poll())
                 return GPUDOT_INTERRUPTED;
@@ -332,27 +357,18 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
     }
 
     /* Long runs: fixed chunks in parallel, merged in chunk order. */
-    acc_t *part = malloc((size_t)nchunks * sizeof *part);
-    if (!part)
+    j.part = malloc((size_t)nchunks * sizeof *j.part);
+    if (!j.part)
         return GPUDOT_OUT_OF_MEMORY;
     int64_t chunks_per_poll = POLL_WORK / CHUNK;
     gpudot_status st = GPUDOT_OK;
     for (int64_t a = 0; a < r->na && st == GPUDOT_OK; a++) {
-        const void *xa = offset(r->x, (r->ax > 1 ? a : 0) * r->kx, esx);
-        const void *ya = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, esy);
+        j.xa = offset(r->x, (r->ax > 1 ? a : 0) * r->kx, j.esx);
+        j.ya = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, j.esy);
         for (int64_t c0 = 0; c0 < nchunks; c0 += chunks_per_poll) {
             int64_t c1 = c0 + chunks_per_poll < nchunks ? c0 + chunks_per_poll : nchunks;
-            int want = gpudot_workers((c1 - c0) * CHUNK, PER_THREAD, c1 - c0);
-#pragma omp parallel if (want > 1)
-            {
-                int64_t b, e;
-                if (gpudot_share(want, c0, c1, &b, &e))
-                    for (int64_t c = b; c < e; c++) {
-                        int64_t k0 = c * CHUNK, n = r->nk - k0 < CHUNK ? r->nk - k0 : CHUNK;
-                        part[c] = run_dispatch(r, m, offset(xa, k0 * sx, esx), sx,
-                                               offset(ya, k0 * sy, esy), sy, n);
-                    }
-            }
+            j.c0 = c0;
+            gpudot_pool_run(c1 - c0, chunk_task, &j);
             if (poll && poll()) {
                 st = GPUDOT_INTERRUPTED;
                 break;
@@ -361,10 +377,10 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
         if (st != GPUDOT_OK)
             break;
         for (int64_t c = 1; c < nchunks; c++)
-            acc_merge(&part[0], &part[c], m);
-        store(r, m, a, &part[0]);
+            acc_merge(&j.part[0], &j.part[c], m);
+        store(r, m, a, &j.part[0]);
     }
-    free(part);
+    free(j.part);
     return st;
 }
 

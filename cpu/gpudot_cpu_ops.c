@@ -1,8 +1,8 @@
 /*
  * CPU engine for gnorm and gcosine: the per-element math of gpudot_math.h (shared with the
  * CUDA kernels) driven over the canonical shape.  Each output's run is split into fixed
- * chunks summed in parallel and merged in chunk order, so results do not depend on the
- * thread count.  (The dot product has its own tuned loops in gpudot_cpu.c.)
+ * chunks summed by the pool's threads (cpu/gpudot_pool.c) and merged in chunk order, so
+ * results do not depend on the thread count.  (The dot product has its own tuned loops in gpudot_cpu.c.)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -204,48 +204,70 @@ static void whole_output(const gpudot_dot_req *r, int kind, int64_t o)
     acc_write(r, kind, o, &u);
 }
 
+/* A call's work for the pool: outputs [o0 + per * t ...) whole, or chunk t of one output's
+ * run starting at x, y. */
+typedef struct {
+    const gpudot_dot_req *r;
+    int kind;
+    int64_t o0, o1, per;
+    const char *x, *y;
+    size_t esx, esy;
+    int64_t sx, sy;
+    acc_u *part;
+} reduce_job;
+
+static void outputs_task(void *ctx, int64_t t)
+{
+    const reduce_job *j = ctx;
+    int64_t b = j->o0 + t * j->per, e = b + j->per < j->o1 ? b + j->per : j->o1;
+    for (int64_t o = b; o < e; o++)
+        whole_output(j->r, j->kind, o);
+}
+
+static void chunk_task(void *ctx, int64_t c)
+{
+    const reduce_job *j = ctx;
+    const gpudot_dot_req *r = j->r;
+    int64_t k0 = c * CHUNK, n = r->nk - k0 < CHUNK ? r->nk - k0 : CHUNK;
+    acc_init(r, j->kind, &j->part[c]);
+    acc_run(r, j->kind, j->x + (size_t)(k0 * j->sx) * j->esx, j->sx,
+            j->y ? j->y + (size_t)(k0 * j->sy) * j->esy : NULL, j->sy, n, &j->part[c]);
+}
+
 static gpudot_status reduce_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
 {
     int kind = kind_of(r);
     int has_y = r->op != GPUDOT_OP_NORM;
-    size_t esx = esize(r, r->cx), esy = has_y ? esize(r, r->cy) : 0;
+    /* element strides along k, and where output o = (i, a) starts */
+    reduce_job j = {.r = r, .kind = kind, .esx = esize(r, r->cx),
+                    .esy = has_y ? esize(r, r->cy) : 0, .sx = r->kx > 1 ? r->bx : 0,
+                    .sy = has_y && r->ky > 1 ? r->by : 0};
     int64_t nout = r->nb * r->na;
     int64_t nchunks = r->nk > CHUNK ? (r->nk + CHUNK - 1) / CHUNK : 1;
-    /* element strides along k, and where output o = (i, a) starts */
-    int64_t sx = r->kx > 1 ? r->bx : 0, sy = has_y && r->ky > 1 ? r->by : 0;
-    acc_u *part = malloc((size_t)nchunks * sizeof *part);
-    if (!part)
+    j.part = malloc((size_t)nchunks * sizeof *j.part);
+    if (!j.part)
         return GPUDOT_OUT_OF_MEMORY;
     int64_t outs_per_poll = POLL_WORK / (r->nk > 0 ? r->nk : 1) + 1;
+    j.per = r->nk > 0 ? (CHUNK + r->nk - 1) / r->nk : nout;
     gpudot_status st = GPUDOT_OK;
     for (int64_t o0 = 0; o0 < nout && st == GPUDOT_OK; o0 += outs_per_poll) {
         int64_t o1 = o0 + outs_per_poll < nout ? o0 + outs_per_poll : nout;
         if (nchunks == 1) {
-            if ((o1 - o0) * r->nk <= CHUNK) { /* small: no parallel region (~1 us) */
-                for (int64_t o = o0; o < o1; o++)
-                    whole_output(r, kind, o);
-            } else {
-#pragma omp parallel for schedule(static)
-                for (int64_t o = o0; o < o1; o++)
-                    whole_output(r, kind, o);
-            }
+            /* whole outputs, in tasks of about a chunk's work (one task: no threads) */
+            j.o0 = o0;
+            j.o1 = o1;
+            gpudot_pool_run((o1 - o0 + j.per - 1) / j.per, outputs_task, &j);
         } else {
             for (int64_t o = o0; o < o1; o++) {
                 int64_t i = o % r->nb, a = o / r->nb;
-                const char *x = (const char *)r->x +
-                    (size_t)((r->ax > 1 ? a : 0) * r->bx * r->kx + (r->bx > 1 ? i : 0)) * esx;
-                const char *y = has_y ? (const char *)r->y +
-                    (size_t)((r->ay > 1 ? a : 0) * r->by * r->ky + (r->by > 1 ? i : 0)) * esy : NULL;
-#pragma omp parallel for schedule(static)
-                for (int64_t c = 0; c < nchunks; c++) {
-                    int64_t k0 = c * CHUNK, n = r->nk - k0 < CHUNK ? r->nk - k0 : CHUNK;
-                    acc_init(r, kind, &part[c]);
-                    acc_run(r, kind, x + (size_t)(k0 * sx) * esx, sx,
-                            y ? y + (size_t)(k0 * sy) * esy : NULL, sy, n, &part[c]);
-                }
+                j.x = (const char *)r->x +
+                    (size_t)((r->ax > 1 ? a : 0) * r->bx * r->kx + (r->bx > 1 ? i : 0)) * j.esx;
+                j.y = has_y ? (const char *)r->y +
+                    (size_t)((r->ay > 1 ? a : 0) * r->by * r->ky + (r->by > 1 ? i : 0)) * j.esy : NULL;
+                gpudot_pool_run(nchunks, chunk_task, &j);
                 for (int64_t c = 1; c < nchunks; c++)
-                    acc_merge(r, kind, &part[0], &part[c]);
-                acc_write(r, kind, o, &part[0]);
+                    acc_merge(r, kind, &j.part[0], &j.part[c]);
+                acc_write(r, kind, o, &j.part[0]);
                 if (poll && (o - o0) % 16 == 15 && poll()) {
                     st = GPUDOT_INTERRUPTED;
                     break;
@@ -255,7 +277,7 @@ static gpudot_status reduce_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
         if (st == GPUDOT_OK && poll && poll())
             st = GPUDOT_INTERRUPTED;
     }
-    free(part);
+    free(j.part);
     return st;
 }
 

@@ -719,10 +719,10 @@ struct Spin {
  * pieces: piece_at), taking kPackUnit bytes of a piece at a time from a shared counter and
  * counting each unit done; the calling thread (master) publishes a slot to the workers once
  * the copies of the chunk that last used it have finished, queues each piece's copy as soon
- * as all its units are packed, and after a chunk's last piece its kernel.  No barriers and
- * no parallel region per chunk: one region spans the call (a region per chunk put a thread
- * wake-up on the copy engine's critical path), and the copy engine starts after one piece
- * instead of a whole chunk.
+ * as all its units are packed (packing units of it itself while it waits), and after a
+ * chunk's last piece its kernel.  No barriers and no job per chunk: one pool job spans the
+ * call (an OpenMP region per chunk put a thread wake-up on the copy engine's critical
+ * path), and the copy engine starts after one piece instead of a whole chunk.
  */
 struct RingWalk {
     const gpudot_dot_req *r;
@@ -808,6 +808,22 @@ struct RingWalk {
     std::atomic<int> &count(int64_t c, int p) { return done[(c % kSlots) * npmax + p]; }
     std::atomic<uint64_t> &handed(int64_t c, int p) { return next[(c % kSlots) * npmax + p]; }
 
+    /* takes one unit of piece p ([lo, hi)) of chunk h (published) and packs it; false where
+     * every unit is taken (or the slot holds a later chunk already) */
+    bool pack_unit(const Chunk &h, int p, size_t lo, size_t hi)
+    {
+        std::atomic<uint64_t> &nx = handed(h.c, p);
+        uint64_t nu = (uint64_t)units(lo, hi), v = nx.load(std::memory_order_relaxed);
+        do {
+            if (v >> 32 != (uint64_t)h.c || (v & 0xffffffffu) >= nu)
+                return false;
+        } while (!nx.compare_exchange_weak(v, v + 1, std::memory_order_relaxed));
+        size_t b = lo + (size_t)(v & 0xffffffffu) * kPackUnit;
+        copy_range(h.jobs, h.njobs, b, hi - b < kPackUnit ? hi : b + kPackUnit, way);
+        count(h.c, p).fetch_add(1, std::memory_order_release);
+        return true;
+    }
+
     /* a packing thread: units of every piece of every chunk, as they come */
     void worker()
     {
@@ -820,20 +836,10 @@ struct RingWalk {
             for (int p = 0; p < h.npieces; p++) {
                 size_t lo, hi;
                 piece_at(h, p, &lo, &hi);
-                std::atomic<uint64_t> &nx = handed(c, p);
-                for (uint64_t nu = (uint64_t)units(lo, hi);;) {
+                do
                     if (stop.load(std::memory_order_relaxed))
                         return;
-                    uint64_t v = nx.load(std::memory_order_relaxed);
-                    if (v >> 32 != (uint64_t)c || (v & 0xffffffffu) >= nu)
-                        break;
-                    if (!nx.compare_exchange_weak(v, v + 1, std::memory_order_relaxed))
-                        continue;
-                    size_t b = lo + (size_t)(v & 0xffffffffu) * kPackUnit;
-                    copy_range(h.jobs, h.njobs, b, hi - b < kPackUnit ? hi : b + kPackUnit,
-                               way);
-                    count(c, p).fetch_add(1, std::memory_order_release);
-                }
+                while (pack_unit(h, p, lo, hi));
             }
         }
     }
@@ -877,7 +883,10 @@ struct RingWalk {
                 if (!waiting)
                     GPUDOT_MARK(GPUDOT_STAGE_RING_LOOP);
                 waiting = true;
-                spin();
+                /* the piece it waits for: it packs units of it too, so that the call goes
+                 * on where packing threads came late or not at all */
+                if (c >= pub || !pack_unit(h, p, lo, hi))
+                    spin();
                 continue;
             }
             if (waiting)
@@ -920,6 +929,28 @@ struct RingWalk {
         return st;
     }
 };
+
+/* The ring on the CPU engine's pool (cpu/gpudot_pool.c): the calling thread is the master,
+ * pool threads that come take packing tasks.  (With an OpenMP region the call also waited
+ * at its end for every thread of the team, one the hypervisor had not run yet included.) */
+struct RingLead {
+    RingWalk *w;
+    gpudot_poll_fn poll;
+};
+
+static void ring_worker(void *ctx, int64_t)
+{
+    static_cast<RingWalk *>(ctx)->worker();
+}
+
+static int ring_master(void *lctx, int posted)
+{
+    RingLead *l = static_cast<RingLead *>(lctx);
+    gpudot_status st = l->w->master(posted, l->poll);
+    if (st != GPUDOT_OK)
+        l->w->stop.store(1);
+    return st;
+}
 
 /* ---- the reduction ladder (gdot (..., "kernel", K)) ---- */
 
@@ -1331,29 +1362,13 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     }
     E.stream = R.comp;
     /* threads: the calling one, which queues the copies and kernels (and packs where it is
-     * alone), and packing ones, one per kPackPerThread of the call's bytes; one CPU left to
-     * the CUDA driver's threads */
+     * alone or waits for a piece), and packing ones from the pool, one per kPackPerThread
+     * of the call's bytes; one CPU left to the CUDA driver's threads */
     int procs = omp_get_num_procs();
     int nt = gpudot_workers((int64_t)(bx_all + by_all), (int64_t)kPackPerThread,
                             procs > 2 ? procs - 1 : procs);
-    if (nt < 2) {
-        st = w.master(0, poll);
-    } else {
-#pragma omp parallel
-        {
-            int team = omp_get_num_threads(), t = omp_get_thread_num();
-            int nw = (nt < team ? nt : team) - 1;
-            if (t == 0) {
-                gpudot_status s0 = w.master(nw, poll);
-                if (s0 != GPUDOT_OK) {
-                    st = s0;
-                    w.stop.store(1);
-                }
-            } else if (t <= nw) {
-                w.worker();
-            }
-        }
-    }
+    RingLead lead{&w, poll};
+    st = (gpudot_status)gpudot_pool_lead(nt - 1, ring_worker, &w, ring_master, &lead);
     GPUDOT_MARK(GPUDOT_STAGE_PACK);
     if (st == GPUDOT_OK && whole_out)
         CKS(cudaMemcpyAsync(r->out, E.out.p, out_all, cudaMemcpyDeviceToHost, R.comp),

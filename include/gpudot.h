@@ -122,17 +122,25 @@ gpudot_status gpudot_check_req(const gpudot_dot_req *r);
  * no sum of them can overflow or underflow. */
 typedef gpudot_status (*gpudot_pass_fn)(const gpudot_dot_req *r, gpudot_poll_fn poll);
 int gpudot_fast_variant(gpudot_dot_req *r);
-/* OpenMP work sharing, for both engines.  Every parallel region in gpudot has the full
- * team, and only gpudot_workers(...) of its threads work: libgomp ends the surplus threads
- * of its pool whenever a team is smaller than the last one and creates them again for the
- * next larger team, and calls alternating teams of 4 and 16 threads (the CPU engine's,
- * gnorm's, the staging ring's) took milliseconds where they took tens of us on the H100
- * machine (bench/omp_team_churn.c).  gpudot_workers: threads that work on `work` (scalars
- * or bytes) in `units` independent pieces, one per `per_thread`, at most one per piece and
- * per thread of the team, at least 1.  gpudot_share, inside the region: this thread's
- * share [*b, *e) of [lo, hi) when `want` threads work; 0 where it has none. */
+/* The CPU engine's threads (cpu/gpudot_pool.c): gpudot_pool_run calls fn(ctx, t) once for
+ * each t in [0, ntasks), on the calling thread and the pool's, and returns when all have
+ * returned.  Tasks are claimed one at a time, so a thread that has not started yet never
+ * holds a call up; each task must write only outputs of its own.  gpudot_pool_size: the
+ * threads that may run tasks, the caller included. */
+typedef void (*gpudot_task_fn)(void *ctx, int64_t task);
+void gpudot_pool_run(int64_t ntasks, gpudot_task_fn fn, void *ctx);
+/* gpudot_pool_lead: the calling thread runs lead(lctx, posted) while the pool's threads
+ * claim tasks of fn (at most ntasks; `posted` of them are offered, 0 where the pool is
+ * busy or has no threads: lead must then do their work itself).  When lead returns, tasks
+ * not yet claimed never start; returns lead's value once the claimed ones have returned. */
+typedef int (*gpudot_lead_fn)(void *lctx, int posted);
+int gpudot_pool_lead(int64_t ntasks, gpudot_task_fn fn, void *ctx, gpudot_lead_fn lead,
+                     void *lctx);
+int gpudot_pool_size(void);
+/* Threads that work on `work` (scalars or bytes) in `units` independent pieces: one per
+ * `per_thread`, at most one per piece and per OpenMP thread (OMP_NUM_THREADS or the
+ * processors), at least 1. */
 int gpudot_workers(int64_t work, int64_t per_thread, int64_t units);
-int gpudot_share(int want, int64_t lo, int64_t hi, int64_t *b, int64_t *e);
 
 gpudot_status gpudot_two_step(const gpudot_dot_req *r, gpudot_poll_fn poll, gpudot_pass_fn pass);
 

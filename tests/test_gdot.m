@@ -107,6 +107,40 @@
 %!   unlink (save_fn);
 %! end_unwind_protect
 %!test
+%! ## CPU engine's thread pool: calls of every way of splitting work, back to back and
+%! ## interleaved (a thread still finishing or waking from one call must not take part in
+%! ## the next one wrongly), give the bits each gave alone: long runs in chunks (2^15 and
+%! ## 3 x 2^17 + 5), many short runs in tasks, gnorm/gcosine chunks and whole outputs
+%! x = randn (3 * 2^17 + 5, 1);  y = randn (3 * 2^17 + 5, 1);
+%! X = randn (700, 300);  Y = randn (700, 300);
+%! calls = {@() gdot (x, y, "device", "cpu"), ...
+%!          @() gdot (single (x(1:2^15)), single (y(1:2^15)), "device", "cpu"), ...
+%!          @() gdot (X, Y, "device", "cpu"), ...
+%!          @() gdot (x(1:2^16), y(1:2^16), "accum", "compensated", "device", "cpu"), ...
+%!          @() gnorm (x, "device", "cpu"), ...
+%!          @() gcosine (X, Y, "device", "cpu"), ...
+%!          @() gnorm (X, 1, "device", "cpu")};
+%! ref = cellfun (@(f) f (), calls, "uniformoutput", false);
+%! order = [repmat(1:numel (calls), 1, 20), randi(numel (calls), 1, 300)];
+%! for k = order
+%!   v = calls{k} ();
+%!   assert (size (v), size (ref{k}));
+%!   assert (typecast (v(:), "uint32"), typecast (ref{k}(:), "uint32"));
+%! endfor
+%! assert (ref{1}, x' * y, -1e-12);
+%! assert (ref{3}, sum (X .* Y), -1e-10);
+%!test
+%! ## the pool's threads are stopped and joined before the MEX's code goes (its destructor,
+%! ## at an unload or at exit): exits cleanly right after threaded calls, while they spin,
+%! ## with clear all between calls
+%! code = ["x = randn (2^20, 1); a = gdot (x, x, 'device', 'cpu'); clear all;\n" ...
+%!         "x = randn (2^20, 1); a = gdot (x, x, 'device', 'cpu'); b = gnorm (x, 'device', 'cpu');\n" ...
+%!         "clear all; x = randn (2^18, 1); assert (gdot (x, x, 'device', 'cpu'), x' * x, -1e-12);\n" ...
+%!         "disp ('pool-ok');"];
+%! [st, out] = child_octave (code);
+%! assert (st, 0, out);
+%! assert (strtrim (out), "pool-ok");
+%!test
 %! ## the default device gives the same values as the CPU engine on small inputs
 %! x = randn (100, 3);
 %! assert (gdot (x, x), gdot (x, x, "device", "cpu"));
