@@ -22,7 +22,7 @@ for e = lgs
     t0 = tic (); gdot (X{k}, Y{k}, "device", "gpu"); t(i) = toc (t0);
   end
   t = sort (1e6 * t);  med = t(round (end / 2));
-  bytes = 2 * n * (2 + 2 * strcmp (cls{1}, "double"));
+  bytes = 2 * n * (4 + 4 * strcmp (cls{1}, "double"));
   printf ("%s %s 2^%d: median %8.1f us (%5.1f GB/s), p90 %8.1f, max %8.1f, >3x median %d of %d\n",
           tag, cls{1}, e, med, bytes / med / 1e3, t(ceil (0.9 * end)), t(end), sum (t > 3 * med), N);
 end

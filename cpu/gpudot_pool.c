@@ -19,12 +19,13 @@
  * second caller at the same time (or a task calling the pool) runs its tasks alone.
  *
  * Waiting: a thread spins for SPIN_NS after its last task (Octave's back-to-back calls find
- * it awake), then sleeps on a futex; a posted job wakes sleepers in a tree (pass_on).
+ * it awake), then sleeps on a futex; a posted job wakes sleepers (post, pass_on).
  * Results are the same whichever thread runs a task: callers give each task its own output.
  */
 #define _GNU_SOURCE
 #include <omp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -38,10 +39,19 @@
 
 #include "gpudot.h"
 
-/* Spin this long after the last task before sleeping: covers the few microseconds an
- * Octave loop spends between two calls, and is short next to the milliseconds that
- * libgomp's threads spin after a region (GOMP_SPINCOUNT's default, 300000 pauses). */
-#define SPIN_NS 100000
+/* A thread looks for work this long after its last task before it sleeps, the first
+ * SPIN_HOT_NS in a tight loop, then yielding its vCPU between looks (to Octave's BLAS
+ * threads, say).  Why 2 ms: GPU calls on host data leave 0.1-0.3 ms between one call's
+ * last packing and the next call's first (the last copies, the kernel, the result, Octave),
+ * and on the H100 machine threads woken from sleep for each call made the ring 1.2-2x
+ * slower at 2^20-2^22 than OpenMP's threads, which spin ~20 ms there (GOMP_SPINCOUNT's
+ * 300000 pauses) (bench/results/h100-ring-pool-ab-2026-11-24.txt, pool of 100 us spins). */
+#define SPIN_NS 2000000
+#define SPIN_HOT_NS 50000
+/* Jobs of at least this many tasks wake every thread they can use at once; smaller ones
+ * wake one, which wakes two more (pass_on): a wake costs the waker a system call, and on a
+ * VM an exit per interprocessor interrupt. */
+#define WAKE_ALL_TASKS 64
 /* The most tasks one job holds (16 bits of the ticket); longer runs are posted in parts. */
 #define MAX_TASKS 65535
 #define MAX_WORKERS 255
@@ -117,9 +127,8 @@ static int run_one(void)
     }
 }
 
-/* Wakes two more sleepers while the job has tasks for them: the caller wakes one and each
- * woken thread two, so the cost of waking (a system call, and on a VM an exit per
- * interprocessor interrupt) is spread over the threads instead of paid by the caller. */
+/* Wakes two more sleepers while the job has tasks for them: where the caller woke one,
+ * each woken thread wakes two, so the cost of waking is spread over the threads. */
 static void pass_on(void)
 {
     uint64_t v = atomic_load_explicit(&P.ticket, memory_order_relaxed);
@@ -138,13 +147,18 @@ static void *worker(void *arg)
             return NULL;
         if (run_one())
             continue;
-        int64_t until = now_ns() + SPIN_NS;
+        int64_t t0 = now_ns();
         int rung = 0;
         for (int i = 1; !rung; i++) {
             cpu_relax();
             rung = atomic_load_explicit(&P.bell, memory_order_relaxed) != seen;
-            if (!rung && i % 64 == 0 && now_ns() > until)
-                break;
+            if (!rung && i % 64 == 0) {
+                int64_t t = now_ns() - t0;
+                if (t > SPIN_NS)
+                    break;
+                if (t > SPIN_HOT_NS)
+                    sched_yield();
+            }
         }
         if (rung)
             continue;
@@ -207,7 +221,7 @@ __attribute__((destructor)) static void pool_stop(void)
 }
 
 /* Posts tasks [base, base + count) of fn(ctx, .) (the caller holds the pool). */
-static void post(int64_t base, uint64_t count, gpudot_task_fn fn, void *ctx)
+static void post(int64_t base, uint64_t count, gpudot_task_fn fn, void *ctx, int wake)
 {
     P.fn = fn;
     P.ctx = ctx;
@@ -217,7 +231,7 @@ static void post(int64_t base, uint64_t count, gpudot_task_fn fn, void *ctx)
     atomic_store(&P.ticket, (uint64_t)P.job << 32 | count);
     atomic_fetch_add(&P.bell, 1);
     if (atomic_load(&P.sleepers) > 0)
-        bell_ring(1);
+        bell_ring(wake < P.nworkers ? wake : P.nworkers);
 }
 
 /* Waits until `claimed` tasks of the posted job are done: spin, then let this vCPU go
@@ -250,7 +264,7 @@ void gpudot_pool_run(int64_t ntasks, gpudot_task_fn fn, void *ctx)
     }
     for (int64_t base = 0; base < ntasks; base += MAX_TASKS) {
         uint64_t count = ntasks - base < MAX_TASKS ? (uint64_t)(ntasks - base) : MAX_TASKS;
-        post(base, count, fn, ctx);
+        post(base, count, fn, ctx, count >= WAKE_ALL_TASKS ? (int)count - 1 : 1);
         while (run_one())
             ;
         wait_done((int64_t)count);
@@ -264,7 +278,7 @@ int gpudot_pool_lead(int64_t ntasks, gpudot_task_fn fn, void *ctx, gpudot_lead_f
     if (ntasks < 1 || !take_pool())
         return lead(lctx, 0);
     uint64_t count = ntasks < MAX_TASKS ? (uint64_t)ntasks : MAX_TASKS;
-    post(0, count, fn, ctx);
+    post(0, count, fn, ctx, (int)count);
     int ret = lead(lctx, (int)count);
     /* close the job: no claims from here on; wait for the tasks already claimed */
     uint64_t v = atomic_load(&P.ticket);
