@@ -2,7 +2,8 @@
  * CPU engine for gnorm and gcosine: the per-element math of gpudot_math.h (shared with the
  * CUDA kernels) driven over the canonical shape.  Each output's run is split into fixed
  * chunks summed by the pool's threads (cpu/gpudot_pool.c) and merged in chunk order, so
- * results do not depend on the thread count.  (The dot product has its own tuned loops in gpudot_cpu.c.)
+ * results do not depend on the thread count.  (The dot product has its own tuned loops in
+ * gpudot_cpu.c.)
  */
 #include <stdlib.h>
 #include <string.h>

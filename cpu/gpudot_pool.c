@@ -18,8 +18,9 @@
  * this task counts as done.  The caller posts a job only when no other job is running; a
  * second caller at the same time (or a task calling the pool) runs its tasks alone.
  *
- * Waiting: a thread spins for SPIN_NS after its last task (Octave's back-to-back calls find
- * it awake), then sleeps on a futex; a posted job wakes sleepers (post, pass_on).
+ * Waiting: a thread spins for a while (SPIN_*_NS) after its last task (Octave's calls back
+ * to back find it awake), then sleeps on a futex; a posted job wakes sleepers (post,
+ * pass_on).
  * Results are the same whichever thread runs a task: callers give each task its own output.
  */
 #define _GNU_SOURCE
@@ -41,12 +42,16 @@
 
 /* A thread looks for work this long after its last task before it sleeps, the first
  * SPIN_HOT_NS in a tight loop, then yielding its vCPU between looks (to Octave's BLAS
- * threads, say).  Why 2 ms: GPU calls on host data leave 0.1-0.3 ms between one call's
- * last packing and the next call's first (the last copies, the kernel, the result, Octave),
- * and on the H100 machine threads woken from sleep for each call made the ring 1.2-2x
- * slower at 2^20-2^22 than OpenMP's threads, which spin ~20 ms there (GOMP_SPINCOUNT's
- * 300000 pauses) (bench/results/h100-ring-pool-ab-2026-11-24.txt, pool of 100 us spins). */
-#define SPIN_NS 2000000
+ * threads, say).  After the staging ring's jobs (gpudot_pool_lead) SPIN_LEAD_NS: GPU calls
+ * on host data leave 0.1-0.3 ms between one call's last packing and the next call's first
+ * (the last copies, the kernel, the result, Octave), and on the H100 machine threads woken
+ * from sleep for each call made the ring 1.2-2x slower at 2^20-2^22 than OpenMP's threads,
+ * which spin ~20 ms there (GOMP_SPINCOUNT's 300000 pauses) (bench/results/
+ * h100-ring-pool-ab-2026-11-24.txt).  After the CPU engine's jobs SPIN_RUN_NS, enough for
+ * calls back to back: a vCPU that spins is one the hypervisor may take away, and a thread
+ * taken away while it holds a task holds up its call. */
+#define SPIN_LEAD_NS 2000000
+#define SPIN_RUN_NS 200000
 #define SPIN_HOT_NS 50000
 /* Jobs of at least this many tasks wake every thread they can use at once; smaller ones
  * wake one, which wakes two more (pass_on): a wake costs the waker a system call, and on a
@@ -63,6 +68,7 @@ typedef struct {
     _Alignas(CACHE_LINE) _Atomic uint32_t bell;   /* bumped at each job and at shutdown */
     _Atomic int sleepers;
     _Atomic int stop;
+    _Atomic int64_t spin_ns; /* how long threads look for work after this job */
     _Alignas(CACHE_LINE) gpudot_task_fn fn; /* the current job, read after a claim */
     void *ctx;
     int64_t base;                           /* task numbers of this part start here */
@@ -148,13 +154,14 @@ static void *worker(void *arg)
         if (run_one())
             continue;
         int64_t t0 = now_ns();
+        int64_t spin = atomic_load_explicit(&P.spin_ns, memory_order_relaxed);
         int rung = 0;
         for (int i = 1; !rung; i++) {
             cpu_relax();
             rung = atomic_load_explicit(&P.bell, memory_order_relaxed) != seen;
             if (!rung && i % 64 == 0) {
                 int64_t t = now_ns() - t0;
-                if (t > SPIN_NS)
+                if (t > spin)
                     break;
                 if (t > SPIN_HOT_NS)
                     sched_yield();
@@ -170,7 +177,7 @@ static void *worker(void *arg)
     }
 }
 
-/* A forked child has none of the parent's threads: it starts its own pool if it needs one. */
+/* A forked child has none of the parent's threads: it starts a pool if it needs one. */
 static void after_fork_child(void)
 {
     atomic_store(&P.busy, 0);
@@ -221,8 +228,10 @@ __attribute__((destructor)) static void pool_stop(void)
 }
 
 /* Posts tasks [base, base + count) of fn(ctx, .) (the caller holds the pool). */
-static void post(int64_t base, uint64_t count, gpudot_task_fn fn, void *ctx, int wake)
+static void post(int64_t base, uint64_t count, gpudot_task_fn fn, void *ctx, int wake,
+                 int64_t spin)
 {
+    atomic_store_explicit(&P.spin_ns, spin, memory_order_relaxed);
     P.fn = fn;
     P.ctx = ctx;
     P.base = base;
@@ -264,7 +273,8 @@ void gpudot_pool_run(int64_t ntasks, gpudot_task_fn fn, void *ctx)
     }
     for (int64_t base = 0; base < ntasks; base += MAX_TASKS) {
         uint64_t count = ntasks - base < MAX_TASKS ? (uint64_t)(ntasks - base) : MAX_TASKS;
-        post(base, count, fn, ctx, count >= WAKE_ALL_TASKS ? (int)count - 1 : 1);
+        int wake = count >= WAKE_ALL_TASKS ? (int)count - 1 : 1;
+        post(base, count, fn, ctx, wake, SPIN_RUN_NS);
         while (run_one())
             ;
         wait_done((int64_t)count);
@@ -278,7 +288,7 @@ int gpudot_pool_lead(int64_t ntasks, gpudot_task_fn fn, void *ctx, gpudot_lead_f
     if (ntasks < 1 || !take_pool())
         return lead(lctx, 0);
     uint64_t count = ntasks < MAX_TASKS ? (uint64_t)ntasks : MAX_TASKS;
-    post(0, count, fn, ctx, (int)count);
+    post(0, count, fn, ctx, (int)count, SPIN_LEAD_NS);
     int ret = lead(lctx, (int)count);
     /* close the job: no claims from here on; wait for the tasks already claimed */
     uint64_t v = atomic_load(&P.ticket);
