@@ -6,6 +6,7 @@
 #   make bench      GPU machine: every benchmark case, bench/results/<device>.csv, BENCHMARKS.md
 #   make check-valgrind  the CPU-engine suite under valgrind memcheck (CI)
 #   make soak       10^6 small + 10^4 large calls, memory must stay flat (CI; GPU too)
+#   make check-pool the CPU engine's thread pool alone under ThreadSanitizer (CI)
 #   make check-sanitize  GPU machine: the suite under compute-sanitizer's four tools
 #   make check-big  GPU machine: 2^32 + 3 elements, a host vector beyond device memory
 #   make dist       gpudot-VERSION.tar.gz for `pkg install`
@@ -58,6 +59,16 @@ check-valgrind: $(MEX)
 	GPUDOT_VALGRIND=1 GPUDOT_GRID_STRIDE=$(VG_STRIDE) GPUDOT_MEXDIR=$(BUILD) $(VALGRIND) $(VGFLAGS) --log-file=$(BUILD)/valgrind.log \
 	  $(OCTAVE) $(OCTFLAGS) tests/run_tests.m
 	@tail -n 1 $(BUILD)/valgrind.log
+
+# The thread pool (cpu/gpudot_pool.c) alone, built with ThreadSanitizer (tests/pool_stress.c):
+# jobs of random sizes back to back with 2, 4 and 16 threads; any data race, or a task run
+# twice, missed or started after its job returned, fails.
+POOL_JOBS ?= 3000
+check-pool:
+	mkdir -p $(BUILD)
+	$(CC) -O1 -g -fsanitize=thread -fopenmp -std=gnu11 -Wall -Wextra -Iinclude \
+	  tests/pool_stress.c cpu/gpudot_pool.c -o $(BUILD)/pool_stress
+	for t in 2 4 16; do OMP_NUM_THREADS=$$t $(BUILD)/pool_stress $(POOL_JOBS) || exit 1; done
 
 # Many calls in one session; Octave's memory (and the device's) must stay flat.
 SOAK_SMALL ?= 1000000
@@ -121,4 +132,4 @@ clean:
 	rm -rf $(BUILD) $(NAME)-*.tar.gz
 
 FORCE:
-.PHONY: all deps plot-deps check check-valgrind soak check-sanitize check-big demo bench dist check-dist clean FORCE
+.PHONY: all deps plot-deps check check-valgrind check-pool soak check-sanitize check-big demo bench dist check-dist clean FORCE
