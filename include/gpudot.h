@@ -35,8 +35,8 @@ enum {
     GPUDOT_STAGE_LAUNCH,       /* cudaLaunchKernel */
     GPUDOT_STAGE_LAUNCH_CHECK, /* cudaGetLastError */
     GPUDOT_STAGE_RING_LOOP,    /* host: the ring's calling thread queueing copies and events */
-    GPUDOT_STAGE_SLOT_WAIT,    /* host: it waiting for packed pieces or a free slot */
-    GPUDOT_STAGE_PACK,         /* host: the rest of the ring's parallel region (its end) */
+    GPUDOT_STAGE_SLOT_WAIT,    /* host: it waiting for (or packing) pieces, or a free slot */
+    GPUDOT_STAGE_PACK,         /* host: the rest of the ring's pool job (its end) */
     GPUDOT_STAGE_EXIT,         /* the end of the MEX call */
     GPUDOT_NSTAGES
 };
