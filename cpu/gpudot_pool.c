@@ -1,7 +1,8 @@
 /*
- * The CPU engine's worker pool: a call's work as numbered tasks that the calling thread and
- * the pool's threads claim one at a time, so that a call waits only for the tasks, never
- * for a thread that has not started.
+ * gpudot's worker pool (the CPU engine's threads, and the staging ring's packing threads):
+ * a call's work as numbered tasks that the calling thread and the pool's threads claim one
+ * at a time, so that a call waits only for the tasks, never for a thread that has not
+ * started.  Tested alone under ThreadSanitizer by tests/pool_stress.c (make check-pool).
  *
  * Why not OpenMP: a parallel region ends in a barrier that waits for every thread of the
  * team, one that the hypervisor has not run yet included.  On the H100 machine's VMs that
@@ -20,8 +21,8 @@
  *
  * Waiting: a thread spins for a while (SPIN_*_NS) after its last task (Octave's calls back
  * to back find it awake), then sleeps on a futex; a posted job wakes sleepers (post,
- * pass_on).
- * Results are the same whichever thread runs a task: callers give each task its own output.
+ * pass_on).  Results are the same whichever thread runs a task: callers give each task
+ * its own output.
  */
 #define _GNU_SOURCE
 #include <omp.h>
