@@ -300,12 +300,20 @@ typedef struct {
     acc_t *part;
 } column_job;
 
+/* Where the runs of output a start in x and y. */
+static void run_start(const column_job *j, int64_t a, const void **x, const void **y)
+{
+    const gpudot_dot_req *r = j->r;
+    *x = offset(r->x, (r->ax > 1 ? a : 0) * r->kx, j->esx);
+    *y = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, j->esy);
+}
+
 static void whole_runs(const column_job *j, int64_t b, int64_t e)
 {
     const gpudot_dot_req *r = j->r;
     for (int64_t a = b; a < e; a++) {
-        const void *x = offset(r->x, (r->ax > 1 ? a : 0) * r->kx, j->esx);
-        const void *y = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, j->esy);
+        const void *x, *y;
+        run_start(j, a, &x, &y);
         acc_t acc = run_chunked(r, j->m, x, j->sx, j->esx, y, j->sy, j->esy, r->nk);
         store(r, j->m, a, &acc);
     }
@@ -363,8 +371,7 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
     int64_t chunks_per_poll = POLL_WORK / CHUNK;
     gpudot_status st = GPUDOT_OK;
     for (int64_t a = 0; a < r->na && st == GPUDOT_OK; a++) {
-        j.xa = offset(r->x, (r->ax > 1 ? a : 0) * r->kx, j.esx);
-        j.ya = offset(r->y, (r->ay > 1 ? a : 0) * r->ky, j.esy);
+        run_start(&j, a, &j.xa, &j.ya);
         for (int64_t c0 = 0; c0 < nchunks; c0 += chunks_per_poll) {
             int64_t c1 = c0 + chunks_per_poll < nchunks ? c0 + chunks_per_poll : nchunks;
             j.c0 = c0;

@@ -188,25 +188,8 @@ static size_t esize(const gpudot_dot_req *r, int cplx)
     return (r->type == GPUDOT_F32 ? sizeof(float) : sizeof(double)) * (cplx ? 2 : 1);
 }
 
-/* Output o = (i, a) from its whole run, on the calling thread. */
-static void whole_output(const gpudot_dot_req *r, int kind, int64_t o)
-{
-    int has_y = r->op != GPUDOT_OP_NORM;
-    size_t esx = esize(r, r->cx), esy = has_y ? esize(r, r->cy) : 0;
-    int64_t sx = r->kx > 1 ? r->bx : 0, sy = has_y && r->ky > 1 ? r->by : 0;
-    int64_t i = o % r->nb, a = o / r->nb;
-    const char *x = (const char *)r->x +
-        (size_t)((r->ax > 1 ? a : 0) * r->bx * r->kx + (r->bx > 1 ? i : 0)) * esx;
-    const char *y = has_y ? (const char *)r->y +
-        (size_t)((r->ay > 1 ? a : 0) * r->by * r->ky + (r->by > 1 ? i : 0)) * esy : NULL;
-    acc_u u;
-    acc_init(r, kind, &u);
-    acc_run(r, kind, x, sx, y, sy, r->nk, &u);
-    acc_write(r, kind, o, &u);
-}
-
 /* A call's work for the pool: outputs [o0 + per * t ...) whole, or chunk t of one output's
- * run starting at x, y. */
+ * run starting at x, y; element sizes, and strides along k. */
 typedef struct {
     const gpudot_dot_req *r;
     int kind;
@@ -217,12 +200,34 @@ typedef struct {
     acc_u *part;
 } reduce_job;
 
+/* Where the runs of output o = (i, a) start in x and y (y NULL for a norm). */
+static void run_start(const reduce_job *j, int64_t o, const char **x, const char **y)
+{
+    const gpudot_dot_req *r = j->r;
+    int64_t i = o % r->nb, a = o / r->nb;
+    *x = (const char *)r->x +
+        (size_t)((r->ax > 1 ? a : 0) * r->bx * r->kx + (r->bx > 1 ? i : 0)) * j->esx;
+    *y = r->op != GPUDOT_OP_NORM ? (const char *)r->y +
+        (size_t)((r->ay > 1 ? a : 0) * r->by * r->ky + (r->by > 1 ? i : 0)) * j->esy : NULL;
+}
+
+/* Output o from its whole run, on the calling thread. */
+static void whole_output(const reduce_job *j, int64_t o)
+{
+    const char *x, *y;
+    run_start(j, o, &x, &y);
+    acc_u u;
+    acc_init(j->r, j->kind, &u);
+    acc_run(j->r, j->kind, x, j->sx, y, j->sy, j->r->nk, &u);
+    acc_write(j->r, j->kind, o, &u);
+}
+
 static void outputs_task(void *ctx, int64_t t)
 {
     const reduce_job *j = ctx;
     int64_t b = j->o0 + t * j->per, e = b + j->per < j->o1 ? b + j->per : j->o1;
     for (int64_t o = b; o < e; o++)
-        whole_output(j->r, j->kind, o);
+        whole_output(j, o);
 }
 
 static void chunk_task(void *ctx, int64_t c)
@@ -239,7 +244,6 @@ static gpudot_status reduce_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
 {
     int kind = kind_of(r);
     int has_y = r->op != GPUDOT_OP_NORM;
-    /* element strides along k, and where output o = (i, a) starts */
     reduce_job j = {.r = r, .kind = kind, .esx = esize(r, r->cx),
                     .esy = has_y ? esize(r, r->cy) : 0, .sx = r->kx > 1 ? r->bx : 0,
                     .sy = has_y && r->ky > 1 ? r->by : 0};
@@ -260,11 +264,7 @@ static gpudot_status reduce_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
             gpudot_pool_run((o1 - o0 + j.per - 1) / j.per, outputs_task, &j);
         } else {
             for (int64_t o = o0; o < o1; o++) {
-                int64_t i = o % r->nb, a = o / r->nb;
-                j.x = (const char *)r->x +
-                    (size_t)((r->ax > 1 ? a : 0) * r->bx * r->kx + (r->bx > 1 ? i : 0)) * j.esx;
-                j.y = has_y ? (const char *)r->y +
-                    (size_t)((r->ay > 1 ? a : 0) * r->by * r->ky + (r->by > 1 ? i : 0)) * j.esy : NULL;
+                run_start(&j, o, &j.x, &j.y);
                 gpudot_pool_run(nchunks, chunk_task, &j);
                 for (int64_t c = 1; c < nchunks; c++)
                     acc_merge(r, kind, &j.part[0], &j.part[c]);

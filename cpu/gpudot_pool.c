@@ -80,6 +80,10 @@ typedef struct {
 } pool_t;
 
 static pool_t P;
+
+/* The ticket's fields */
+static inline uint64_t t_next(uint64_t v) { return (v >> 16) & 0xffff; }
+static inline uint64_t t_count(uint64_t v) { return v & 0xffff; }
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static inline void cpu_relax(void)
@@ -121,8 +125,8 @@ static int run_one(void)
 {
     uint64_t v = atomic_load_explicit(&P.ticket, memory_order_acquire);
     for (;;) {
-        uint64_t next = (v >> 16) & 0xffff, count = v & 0xffff;
-        if (next >= count)
+        uint64_t next = t_next(v);
+        if (next >= t_count(v))
             return 0;
         if (atomic_compare_exchange_weak_explicit(&P.ticket, &v, v + (1u << 16),
                                                   memory_order_acquire,
@@ -139,7 +143,7 @@ static int run_one(void)
 static void pass_on(void)
 {
     uint64_t v = atomic_load_explicit(&P.ticket, memory_order_relaxed);
-    uint64_t next = (v >> 16) & 0xffff, count = v & 0xffff;
+    uint64_t next = t_next(v), count = t_count(v);
     if (count > next + 1 && atomic_load(&P.sleepers) > 0)
         bell_ring(count > next + 2 ? 2 : 1);
 }
@@ -293,10 +297,10 @@ int gpudot_pool_lead(int64_t ntasks, gpudot_task_fn fn, void *ctx, gpudot_lead_f
     int ret = lead(lctx, (int)count);
     /* close the job: no claims from here on; wait for the tasks already claimed */
     uint64_t v = atomic_load(&P.ticket);
-    while (!atomic_compare_exchange_weak(&P.ticket, &v, (v & ~(uint64_t)0xffff0000) |
-                                                            (v & 0xffff) << 16))
+    while (!atomic_compare_exchange_weak(&P.ticket, &v,
+                                         v + ((t_count(v) - t_next(v)) << 16)))
         ;
-    wait_done((int64_t)((v >> 16) & 0xffff));
+    wait_done((int64_t)t_next(v));
     atomic_store(&P.busy, 0);
     return ret;
 }
