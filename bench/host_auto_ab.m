@@ -4,17 +4,14 @@
 ## and how many calls took over 10x the median (stalls).  From the repository root:
 ##   TAG=name GPUDOT_MEXDIR=<build> [AB_SIZES="10 16"] octave-cli --no-history bench/host_auto_ab.m
 ## Results: bench/results/h100-cpu-auto-ab-2026-11-22.txt, h100-cpu-pool-ab-2026-11-24.txt
-addpath (make_absolute_filename ("m")); addpath (getenv ("GPUDOT_MEXDIR"));
+addpath (make_absolute_filename ("m")); addpath (make_absolute_filename ("bench"));
+addpath (getenv ("GPUDOT_MEXDIR"));
 warning ("off", "gpudot:noDevice");
 tag = getenv ("TAG");
-sizes = str2num (getenv ("AB_SIZES"));
-if (isempty (sizes))
-  sizes = [10 12 13 14 15 16 17 18 20];
-endif
+sizes = ab_sizes ("AB_SIZES", [10 12 13 14 15 16 17 18 20]);
 for cls = {"single", "double"}
 for e = sizes
-  n = 2^e; S = 8; X = cell (S,1); Y = X;
-  for s = 1:S, X{s} = cast (randn (n,1), cls{1}); Y{s} = cast (randn (n,1), cls{1}); end
+  n = 2^e; [X, Y] = ab_sets (n, 8, cls{1});
   N = max (100, round (4000 * 2^12 / max (n, 2^12)));
   cs = {"dot (X{k}, Y{k})", "gdot (X{k}, Y{k})"};
   t = zeros (9, 2);

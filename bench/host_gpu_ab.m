@@ -5,17 +5,14 @@
 ##   TAG=name GPUDOT_MEXDIR=<build> octave-cli --no-history bench/host_gpu_ab.m
 ## (HOST_SIZES="14 15 16": other log2 n than the default 10 12 14 15 16 17 18)
 ## Results: bench/results/h100-host-direct-ab-2026-11-24.txt
-addpath (make_absolute_filename ("m")); addpath (getenv ("GPUDOT_MEXDIR"));
+addpath (make_absolute_filename ("m")); addpath (make_absolute_filename ("bench"));
+addpath (getenv ("GPUDOT_MEXDIR"));
 warning ("off", "gpudot:noDevice");
 tag = getenv ("TAG");
-lgs = [10 12 14 15 16 17 18];
-if (! isempty (getenv ("HOST_SIZES")))
-  lgs = str2num (getenv ("HOST_SIZES"));
-endif
+lgs = ab_sizes ("HOST_SIZES", [10 12 14 15 16 17 18]);
 for cls = {"single", "double"}
 for e = lgs
-  n = 2^e; S = 8; X = cell (S,1); Y = X;
-  for s = 1:S, X{s} = cast (randn (n,1), cls{1}); Y{s} = cast (randn (n,1), cls{1}); end
+  n = 2^e; [X, Y] = ab_sets (n, 8, cls{1});
   N = max (100, round (2000 * 2^12 / max (n, 2^12)));
   cs = {"dot (X{k}, Y{k})", "gdot (X{k}, Y{k})", "gdot (X{k}, Y{k}, 'device', 'gpu')", ...
         "gnorm (X{k}, 'device', 'gpu')", "gcosine (X{k}, Y{k}, 'device', 'gpu')"};

@@ -4,16 +4,13 @@
 ## once per build, alternating the builds.  From the repository root:
 ##   TAG=name GPUDOT_MEXDIR=<build> [RING_SIZES="20 22 24"] octave-cli --no-history bench/ring_ab.m
 ## Results: bench/results/h100-ring-pool-ab-2026-11-24.txt
-addpath (make_absolute_filename ("m")); addpath (getenv ("GPUDOT_MEXDIR"));
+addpath (make_absolute_filename ("m")); addpath (make_absolute_filename ("bench"));
+addpath (getenv ("GPUDOT_MEXDIR"));
 tag = getenv ("TAG");
-lgs = str2num (getenv ("RING_SIZES"));
-if (isempty (lgs))
-  lgs = [20 22 24];
-endif
+lgs = ab_sizes ("RING_SIZES", [20 22 24]);
 for cls = {"single", "double"}
 for e = lgs
-  n = 2^e; S = 3; X = cell (S,1); Y = X;
-  for s = 1:S, X{s} = cast (randn (n,1), cls{1}); Y{s} = cast (randn (n,1), cls{1}); end
+  n = 2^e; S = 3; [X, Y] = ab_sets (n, S, cls{1});
   N = max (60, round (300 * 2^20 / n));
   t = zeros (N, 1);
   gdot (X{1}, Y{1}, "device", "gpu");

@@ -6,16 +6,13 @@ mexdir = getenv ("GPUDOT_MEXDIR");
 addpath (make_absolute_filename ("m"));
 addpath (make_absolute_filename (mexdir));
 warning ("off", "gpudot:noDevice");
-addpath (fileparts (mfilename ("fullpath")));   # loop_us.m
+addpath (fileparts (mfilename ("fullpath")));   # loop_us.m, ab_sizes.m
 nsets = 8;
 per = 3000;
 if (! isempty (getenv ("SMALL_PER")))
   per = str2double (getenv ("SMALL_PER"));
 endif
-lgs = [14 16 18];
-if (! isempty (getenv ("SMALL_SIZES")))
-  lgs = str2num (getenv ("SMALL_SIZES"));
-endif
+lgs = ab_sizes ("SMALL_SIZES", [14 16 18]);
 out = {};
 out{end+1} = sprintf ("ping %.2f", loop_us ("__gpudot__ ('__ping__')", nsets, per));
 for cls = {"single", "double"}
