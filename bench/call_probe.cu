@@ -10,9 +10,17 @@
  *   ping         gpudot_cuda_ping: an empty kernel's round trip through mapped memory (the
  *                floor of the benchmark's `__gpudot__ ('__ping__')` without the MEX call)
  *   launch_empty the host time of launching an empty kernel (no wait)
+ *   launch_args  the same with a 144-byte parameter (the size of the engine's Args)
+ *   launch_nb    an empty kernel on a non-blocking stream instead of stream 0
+ *   launch_drv   an empty kernel through the driver's cuLaunchKernel (no runtime layer)
+ *   launch_drv_args  the same with the 144-byte parameter
+ *   rt_runtime / rt_driver  a kernel storing one value into mapped host memory, launched
+ *                through the runtime / the driver, the host spinning until it lands
  *   launch_<op>  the host time of launching that op's kernel alone (gpudot_cuda_reduce_dev
  *                into device memory, no wait): the launch's share of the call
  *   <op>         the whole engine call: set-up, launch, the kernel, the wait, the copy out
+ *   <op>_sN / _dN  the same on N singles / doubles, around the plans' edges (one warp, one
+ *                block, split runs: kOneBlockVecs in cuda/gpudot_cuda.cu)
  * Rounds alternate the rows (8 rounds of 2500 calls each); median, p10, p90 in us.  One
  * input set, as the Octave benchmark's small calls (L2 holds these sizes anyway); each
  * result is checked against a double sum on the host.
@@ -26,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include "bench_check.h"
@@ -35,6 +44,21 @@
 using clk = std::chrono::steady_clock;
 
 __global__ void empty_kernel() {}
+
+/* a parameter block the size of the engine's kernels' (Args, 144 bytes) */
+struct Big {
+    long long w[18];
+};
+__global__ void empty_args_kernel(Big) {}
+
+/* a value into mapped host memory (the small calls' way back) */
+__global__ void store_kernel(volatile double *p, double v)
+{
+    *p = v;
+}
+
+typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              unsigned, unsigned, CUstream, void **, void **);
 
 static volatile unsigned long long g_sink;
 
@@ -130,10 +154,52 @@ int main()
     gpudot_dot_req ls = vec_req(GPUDOT_OP_DOT, GPUDOT_F32, xs, ys, ns, dout);
     gpudot_dot_req ld = vec_req(GPUDOT_OP_DOT, GPUDOT_F64, xd, yd, nd, dout);
     auto sync = [] { CK(cudaDeviceSynchronize()); };
+    launch_fn drv = nullptr;
+    {
+        void *fp = nullptr;
+        cudaDriverEntryPointQueryResult q;
+        CK(cudaGetDriverEntryPointByVersion("cuLaunchKernel", &fp, 12000, cudaEnableDefault, &q));
+        if (q != cudaDriverEntryPointSuccess || !fp) {
+            fprintf(stderr, "call_probe: no cuLaunchKernel\n");
+            return 1;
+        }
+        drv = (launch_fn)fp;
+    }
+    cudaFunction_t f_empty, f_args, f_store;
+    CK(cudaGetFuncBySymbol(&f_empty, (const void *)empty_kernel));
+    CK(cudaGetFuncBySymbol(&f_args, (const void *)empty_args_kernel));
+    CK(cudaGetFuncBySymbol(&f_store, (const void *)store_kernel));
+    cudaStream_t nb;
+    CK(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking));
+    Big big;
+    memset(&big, 0, sizeof big);
+    volatile double *hv;
+    double *dv;
+    CK(cudaHostAlloc((void **)&hv, 64, cudaHostAllocMapped));
+    CK(cudaHostGetDevicePointer((void **)&dv, (void *)hv, 0));
+    double val = 1.0;
+    const double mark = -1.0;
+    auto spin = [&] {
+        while (*hv == mark)
+            ;
+    };
+    auto drv_launch = [&](CUfunction f, void **params) {
+        if (drv(f, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr) != CUDA_SUCCESS) {
+            fprintf(stderr, "call_probe: cuLaunchKernel failed\n");
+            exit(1);
+        }
+    };
     std::vector<Row> rows = {
         {"cpu_ref", cpu_ref, nullptr, {}},
         {"ping", [] { must(gpudot_cuda_ping(), "ping"); }, nullptr, {}},
         {"launch_empty", [] { empty_kernel<<<1, 1>>>(); }, sync, {}},
+        {"launch_args", [&] { empty_args_kernel<<<1, 1>>>(big); }, sync, {}},
+        {"launch_nb", [&] { empty_kernel<<<1, 1, 0, nb>>>(); }, sync, {}},
+        {"launch_drv", [&] { drv_launch((CUfunction)f_empty, nullptr); }, sync, {}},
+        {"launch_drv_args", [&] { void *a[] = {&big}; drv_launch((CUfunction)f_args, a); }, sync, {}},
+        {"rt_runtime", [&] { *hv = mark; val += 1; store_kernel<<<1, 1>>>(dv, val); spin(); }, nullptr, {}},
+        {"rt_driver", [&] { *hv = mark; val += 1; double *d = dv; void *a[] = {&d, &val};
+                            drv_launch((CUfunction)f_store, a); spin(); }, nullptr, {}},
         {"launch_gdot_s1024", [&] { must(gpudot_cuda_reduce_dev(&ls), "launch"); }, sync, {}},
         {"launch_gdot_d65536", [&] { must(gpudot_cuda_reduce_dev(&ld), "launch"); }, sync, {}},
         {"gdot_s1024", [&] { must(gpudot_cuda_dot(&rs, nullptr), "gdot"); check(fo[0], want_s); }, nullptr, {}},
@@ -141,6 +207,39 @@ int main()
         {"gcosine_s1024", [&] { must(gpudot_cuda_dot(&rc, nullptr), "gcosine"); check(fo[0], want_c); }, nullptr, {}},
         {"gdot_d65536", [&] { must(gpudot_cuda_dot(&rd, nullptr), "gdot"); check(dd[0], want_d); }, nullptr, {}},
     };
+    /* gdot of whole single / double vectors of n elements (the first n of the 2^16 doubles,
+     * or of xs, ys grown to 2^16 singles): where the small kernels' time goes with n */
+    void *xs16, *ys16;
+    {
+        std::vector<float> a(nd), b(nd);
+        for (int64_t i = 0; i < nd; i++)
+            a[i] = (float)hxd[i], b[i] = (float)hyd[i];
+        must(gpudot_cuda_malloc(&xs16, nd * 4), "malloc");
+        must(gpudot_cuda_malloc(&ys16, nd * 4), "malloc");
+        must(gpudot_cuda_copy(xs16, a.data(), nd * 4, 1), "copy");
+        must(gpudot_cuda_copy(ys16, b.data(), nd * 4, 1), "copy");
+    }
+    /* one-output runs around the plans' edges (gpudot_cuda.cu, kOneBlockVecs): one warp
+     * up to 2 KiB an operand, one block up to 32 KiB, then split runs */
+    struct Sized {
+        const char *name;
+        gpudot_dot_req q;
+    };
+    static std::vector<Sized> sized;
+    sized.reserve(16);
+    auto add = [&](const char *nm, gpudot_op op, gpudot_type t, void *x, void *y, int64_t n) {
+        sized.push_back({nm, vec_req(op, t, x, y, n, t == GPUDOT_F32 ? (void *)fo : (void *)dd)});
+        gpudot_dot_req *q = &sized.back().q;
+        rows.push_back({nm, [q] { must(gpudot_cuda_dot(q, nullptr), "sized"); }, nullptr, {}});
+    };
+    add("gdot_s256", GPUDOT_OP_DOT, GPUDOT_F32, xs16, ys16, 256);
+    add("gdot_s8192", GPUDOT_OP_DOT, GPUDOT_F32, xs16, ys16, 8192);
+    add("gdot_s16384", GPUDOT_OP_DOT, GPUDOT_F32, xs16, ys16, 16384);
+    add("gdot_d1024", GPUDOT_OP_DOT, GPUDOT_F64, xd, yd, 1024);
+    add("gdot_d4096", GPUDOT_OP_DOT, GPUDOT_F64, xd, yd, 4096);
+    add("gdot_d16384", GPUDOT_OP_DOT, GPUDOT_F64, xd, yd, 16384);
+    add("gnorm_d4096", GPUDOT_OP_NORM, GPUDOT_F64, xd, nullptr, 4096);
+    add("gcosine_d4096", GPUDOT_OP_COS, GPUDOT_F64, xd, yd, 4096);
     for (auto &r : rows) /* warm: first launches, workspace */
         for (int i = 0; i < 50; i++) {
             r.f();
@@ -166,6 +265,25 @@ int main()
         printf("%-20s %9.2f %9.2f %9.2f\n", r.name.c_str(), r.t[n / 2], r.t[n / 10], r.t[n * 9 / 10]);
     }
     printf("largest relative error of the results against the host's double sums: %.2e\n", worst);
+    /* the sized rows against the host's double sums */
+    for (auto &z : sized) {
+        const gpudot_dot_req *q = &z.q;
+        must(gpudot_cuda_dot(q, nullptr), "check");
+        double got = q->type == GPUDOT_F32 ? (double)fo[0] : dd[0];
+        double sxy = 0, sxx = 0, syy = 0;
+        for (int64_t k = 0; k < q->nk; k++) {
+            double a = q->type == GPUDOT_F32 ? (double)(float)hxd[k] : hxd[k];
+            double b = q->type == GPUDOT_F32 ? (double)(float)hyd[k] : hyd[k];
+            sxy += a * b, sxx += a * a, syy += b * b;
+        }
+        double want = q->op == GPUDOT_OP_DOT    ? sxy
+                      : q->op == GPUDOT_OP_NORM ? sqrt(sxx)
+                                                : sxy / sqrt(sxx) / sqrt(syy);
+        /* a dot's rounding is relative to the sum of |x .* y|, not to the result */
+        double scale = q->op == GPUDOT_OP_DOT ? sqrt(sxx * syy) : fabs(want);
+        worst = std::max(worst, fabs(got - want) / scale);
+    }
+    printf("largest relative error of the sized rows' results (dots: against |x| |y|): %.2e\n", worst);
     gpudot_cuda_release();
     return worst < 1e-5 ? 0 : 1;
 }

@@ -59,6 +59,11 @@ void gpudot_cuda_set_tile_from(size_t bytes, int blocks)
     (void)blocks;
 }
 
+void gpudot_cuda_set_runtime_launch(int on)
+{
+    (void)on;
+}
+
 gpudot_status gpudot_cuda_ladder(const gpudot_dot_req *r, int kernel, double *ms)
 {
     (void)r;

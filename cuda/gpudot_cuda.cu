@@ -12,6 +12,7 @@
 #include <memory>
 #include <new>
 
+#include <cuda.h>
 #include <omp.h>
 #include <sched.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -53,6 +54,8 @@ struct Engine {
     int lost = 0;                  /* a sticky error: the context is unusable */
     int tail0 = 0; /* a kernel on stream 0 may still be ending (wait_marked saw its results) */
     char err[512] = "";
+    cudaError_t launch_err = cudaSuccess; /* what cuLaunchKernel returned (kl) */
+    int runtime_launch = 0; /* test hook: launch through the runtime (<<<>>>), not the driver */
     char lost_msg[640] = "";
 } E;
 
@@ -208,6 +211,55 @@ struct Launch {
     dim3 grid;
 };
 
+/* The engine's kernels launch through the driver's cuLaunchKernel, found once through the
+ * runtime (no link against libcuda), with each kernel's CUfunction looked up on its first
+ * launch; <<<>>> where either is missing, or under the test hook.  On the H100 machine the
+ * runtime's launch of an empty kernel took 0.1-0.5 us more host time (5 of 5 runs of
+ * bench/call_probe.cu), and small resident calls through the engine were 0.3-0.6 us
+ * shorter with it (bench/results/h100-small-plan-launch-ab-2026-11-24.txt).  Only the
+ * calling thread launches (the ring's pool threads pack), so the cached lookups need no
+ * lock.  The driver's errors have the runtime's numbers (CUDA_ERROR_INVALID_VALUE is
+ * cudaErrorInvalidValue, ...): E.launch_err carries one to run_kernel's check. */
+typedef CUresult (*cu_launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                 unsigned, unsigned, CUstream, void **, void **);
+
+cu_launch_fn cu_launch()
+{
+    static cu_launch_fn f = nullptr;
+    static int tried = 0;
+    if (!tried) {
+        tried = 1;
+        void *fp = nullptr;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuLaunchKernel", &fp, 12000, cudaEnableDefault, &q) ==
+                cudaSuccess &&
+            q == cudaDriverEntryPointSuccess)
+            f = (cu_launch_fn)fp;
+        cudaGetLastError();
+    }
+    return f;
+}
+
+template <auto Kern, class Op> void kl(dim3 grid, Args p, Op op)
+{
+    static CUfunction f = nullptr;
+    cu_launch_fn drv = E.runtime_launch ? nullptr : cu_launch();
+    if (drv && !f) {
+        cudaFunction_t g;
+        if (cudaGetFuncBySymbol(&g, (const void *)Kern) == cudaSuccess)
+            f = (CUfunction)g;
+        cudaGetLastError();
+    }
+    if (drv && f) {
+        void *a[] = {&p, &op};
+        CUresult r = drv(f, grid.x, grid.y, grid.z, kThreads, 1, 1, 0, (CUstream)E.stream, a, nullptr);
+        if (r != CUDA_SUCCESS)
+            E.launch_err = (cudaError_t)r;
+        return;
+    }
+    Kern<<<grid, kThreads, 0, E.stream>>>(p, op);
+}
+
 /* Blocks of each kernel that fit one SM, from the occupancy calculator (once per kernel):
  * plan_launch assumes kBlocksPerSM, and a kernel whose registers allow fewer would run its
  * grid in more than one wave, the last partly empty.  Grids only shrink here, so the
@@ -243,14 +295,14 @@ template <class Op> void launch_op(const Launch &L0, const Args &p0, const Op &o
     if (L.kind == 0) {
         if constexpr (has_small_finish<Op>())
             if (p.splits <= kSmallSplits) {
-                columns_split<Op, true><<<L.grid, kThreads, 0, E.stream>>>(p, op);
+                kl<columns_split<Op, true>>(L.grid, p, op);
                 return;
             }
-        columns_split<Op><<<L.grid, kThreads, 0, E.stream>>>(p, op);
+        kl<columns_split<Op>>(L.grid, p, op);
     } else if (L.kind == 1)
-        columns_warp<Op><<<L.grid, kThreads, 0, E.stream>>>(p, op);
+        kl<columns_warp<Op>>(L.grid, p, op);
     else
-        rows<Op><<<L.grid, kThreads, 0, E.stream>>>(p, op);
+        kl<rows<Op>>(L.grid, p, op);
 }
 
 /* One functor per op; go<T, A, COMP>() picks the rest of the template arguments. */
@@ -349,14 +401,32 @@ void launch_any(const Launch &L, const Args &p, const gpudot_dot_req *r)
         by_mode<CosLaunch>(L, p, r);
 }
 
-/* Grid shape for an nb x na output with runs of nk; sets p.splits.  Split runs plan for at
- * most split_per_sm blocks an SM. */
-Launch plan_launch(Args &p, int split_per_sm)
+/* A single output (na == 1) whose run (vecs: 16-byte vectors of its wider operand) is
+ * longer than one round of a warp's loads (32 lanes x 4 vectors: 2 KiB an operand) and at
+ * most two rounds of a block's (256 threads x 4 vectors x 2: 32 KiB) gets one block of the
+ * split kernel, which then finishes without a merge (splits == 1), where it took one warp
+ * (runs under kSplitMinRun: 1024 doubles in 4 rounds of loads) or 2-4 blocks and the
+ * slots' merge.  bench/call_probe.cu on the H100 machine, the engine's call without Octave
+ * (bench/results/h100-small-plan-launch-ab-2026-11-24.txt): with the driver's launch
+ * (kl), gdot of 1024 doubles 11.25 -> 9.29 us, gnorm of 1024 singles 11.38 -> 9.40, gdot of
+ * 4096 singles 10.60 -> 9.61; up to two rounds against one, 2048 vectors: gnorm and
+ * gcosine 0.5-1.0 us shorter, gdot of 4096 doubles 0.1-0.4 shorter, of 8192 singles
+ * 0.1-0.2 longer. */
+constexpr int64_t kWarpRoundVecs = 32 * 4;
+constexpr int64_t kOneBlockVecs = 2 * kThreads * 4;
+
+/* Grid shape for an nb x na output with runs of nk (vecs 16-byte vectors of the wider
+ * operand); sets p.splits.  Split runs plan for at most split_per_sm blocks an SM. */
+Launch plan_launch(Args &p, int split_per_sm, int64_t vecs)
 {
     Launch L;
     int64_t tb = E.blocks_cap && E.blocks_cap < E.target_blocks ? E.blocks_cap : E.target_blocks;
     if (p.nb == 1) {
-        if (p.nk >= kSplitMinRun && p.na < tb / 2) {
+        if (p.na == 1 && vecs > kWarpRoundVecs && vecs <= kOneBlockVecs) {
+            p.splits = 1;
+            L.kind = 0;
+            L.grid = dim3(1);
+        } else if (p.nk >= kSplitMinRun && p.na < tb / 2) {
             int64_t ts = (int64_t)E.prop.multiProcessorCount * split_per_sm;
             ts = ts < tb ? ts : tb;
             int64_t s = (ts + p.na - 1) / p.na;
@@ -446,7 +516,7 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     p.lanes = 1;
     while (p.lanes < 32 && 2 * p.lanes < vecs)
         p.lanes *= 2;
-    Launch L = plan_launch(p, sub->op == GPUDOT_OP_DOT ? kSplitBlocksPerSMDot : kBlocksPerSM);
+    Launch L = plan_launch(p, sub->op == GPUDOT_OP_DOT ? kSplitBlocksPerSMDot : kBlocksPerSM, vecs);
     if (L.kind == 0 && (size_t)sub->nk * es >= (E.tile_from ? E.tile_from : kTileFromBytes))
         p.tiles = 1;
     size_t nparts = L.kind == 0 ? (size_t)L.grid.x
@@ -489,6 +559,11 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     GPUDOT_MARK(GPUDOT_STAGE_LAUNCH_PREP);
     launch_any(L, p, sub);
     GPUDOT_MARK(GPUDOT_STAGE_LAUNCH);
+    if (E.launch_err != cudaSuccess) {
+        cudaError_t e = E.launch_err;
+        E.launch_err = cudaSuccess;
+        CK(e, "kernel launch");
+    }
     CK(cudaGetLastError(), "kernel launch");
     GPUDOT_MARK(GPUDOT_STAGE_LAUNCH_CHECK);
     return GPUDOT_OK;
@@ -1100,6 +1175,11 @@ void gpudot_cuda_set_tile_from(size_t bytes, int blocks)
 {
     E.tile_from = bytes;
     E.blocks_cap = blocks;
+}
+
+void gpudot_cuda_set_runtime_launch(int on)
+{
+    E.runtime_launch = on != 0;
 }
 
 /* Validates a request and makes sure a device is there. */

@@ -211,6 +211,9 @@ void gpudot_cuda_set_staging_cap(size_t bytes, size_t piece, int pack);
  * blocks (0: enough to fill the device), so that tests reach whole tile windows with
  * small data. */
 void gpudot_cuda_set_tile_from(size_t bytes, int blocks);
+/* Test hook: on != 0 launches the engine's kernels through the runtime (<<<>>>) instead of
+ * the driver's cuLaunchKernel, the way taken where the driver's entry point is missing. */
+void gpudot_cuda_set_runtime_launch(int on);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,8 @@
  *                                                       through the ring, not direct)
  *   __gpudot__ ("tile_from", bytes[, blocks])           test hook: tile order from bytes,
  *                                                       launches of at most blocks
+ *   __gpudot__ ("runtime_launch", on)                   test hook: kernels launched through
+ *                                                       the runtime, not cuLaunchKernel
  *   __gpudot__ ("__fault__", what)                      test hook: launch | trap | alloc
  *   r = __gpudot__ ("__entry__", name, args...)         gdot, gnorm or gcosine (args...):
  *                                                       the compiled entries' other calls
@@ -1342,6 +1344,10 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         size_t bytes = count_arg(op, nrhs >= 2 ? prhs[1] : NULL);
         size_t blocks = nrhs == 3 ? count_arg(op, prhs[2]) : 0;
         gpudot_cuda_set_tile_from(bytes, blocks > INT32_MAX ? INT32_MAX : (int)blocks);
+    } else if (!strcmp(op, "runtime_launch")) {
+        if (nrhs != 2)
+            gd_error("gpudot:badOption", "__gpudot__: runtime_launch takes one value");
+        gpudot_cuda_set_runtime_launch(count_arg(op, prhs[1]) != 0);
     } else {
         gd_error("gpudot:badOption", "__gpudot__: unknown op \"%s\"", op);
     }

@@ -652,3 +652,67 @@
 %! delete (g);
 %! fail ("gdot (g, g)", "no longer exists|deleted");
 %! assert (__gpudot__ ("__entry_calls__"), c0);
+%!testif ; gpudot_gpu_available ()
+%! ## one output whose run is over one warp's round of loads and at most two of a block's
+%! ## (2 KiB < bytes an operand <= 32 KiB: cuda/gpudot_cuda.cu, kOneBlockVecs) takes one
+%! ## block of the split kernel and no merge; below it one warp, above it split runs.  At
+%! ## the edges, for every element type, each op and mode (norms of p = 2, 1, Inf and 3, a
+%! ## run-time kind): against the CPU engine, bitwise repeatable, and the same bits whether
+%! ## the kernels launch through the driver (cuLaunchKernel) or the runtime (<<<>>>)
+%! unwind_protect
+%!   for t = {{"single", 0, 512}, {"double", 0, 256}, {"single", 1, 256}, {"double", 1, 128}}
+%!     [cls, cplx, w] = deal (t{1}{:});     # w: elements in one warp's round (2 KiB)
+%!     for n = [w, w + 1, 16 * w, 16 * w + 1, 32 * w]
+%!       x = cast (randn (n, 1), cls);  y = cast (randn (n, 1), cls);
+%!       if (cplx)
+%!         x = complex (x, cast (randn (n, 1), cls));  y = complex (y, cast (randn (n, 1), cls));
+%!       endif
+%!       gx = garray (x);  gy = garray (y);
+%!       tol = 8 * eps (cls);
+%!       for acc = {"native", "double", "compensated"}
+%!         r = {gdot(gx, gy, "accum", acc{1}), gcosine(gx, gy, "accum", acc{1}), ...
+%!              gnorm(gx, "accum", acc{1}), gnorm(gx, 1, "accum", acc{1}), ...
+%!              gnorm(gx, Inf, "accum", acc{1}), gnorm(gx, 3, "accum", acc{1})};
+%!         __gpudot__ ("runtime_launch", 1);
+%!         rr = {gdot(gx, gy, "accum", acc{1}), gcosine(gx, gy, "accum", acc{1}), ...
+%!               gnorm(gx, "accum", acc{1}), gnorm(gx, 1, "accum", acc{1}), ...
+%!               gnorm(gx, Inf, "accum", acc{1}), gnorm(gx, 3, "accum", acc{1})};
+%!         __gpudot__ ("runtime_launch", 0);
+%!         again = gdot (gx, gy, "accum", acc{1});
+%!         for k = 1:numel (r)
+%!           assert (isa (r{k}, cls));
+%!           assert (isequal (typecast (r{k}, "uint8"), typecast (rr{k}, "uint8")));
+%!         endfor
+%!         assert (isequal (typecast (again, "uint8"), typecast (r{1}, "uint8")));
+%!         xd = double (x);  yd = double (y);
+%!         ref = gdot (xd, yd, "accum", "compensated", "device", "cpu");
+%!         ## single "native" accumulates in float: its bound grows with n
+%!         tk = ifelse (strcmp (acc{1}, "native"), tol * sqrt (n), tol);
+%!         assert (abs (double (r{1}) - ref) <= tk * sum (abs (xd .* yd)));
+%!         refc = gcosine (xd, yd, "accum", "compensated", "device", "cpu");
+%!         assert (abs (double (r{2}) - refc) <= 4 * tk);
+%!         assert (double (r{3}), norm (xd), -tk);
+%!         assert (double (r{4}), norm (xd, 1), -tk);
+%!         assert (double (r{5}), norm (xd, Inf), -tol);
+%!         assert (double (r{6}), norm (xd, 3), -4 * tk);
+%!       endfor
+%!       clear gx gy
+%!     endfor
+%!   endfor
+%!   ## the other kernels, both ways: warp columns, rows (DIM 2), split runs, many outputs
+%!   A = randn (3000, 7);  B = randn (3000, 7);  v = randn (2^18 + 3, 1);
+%!   gA = garray (A);  gB = garray (B);  gv = garray (v);
+%!   f = @() {gdot(gA, gB), gdot(gA, gB, 2), gnorm(gA), gcosine(gA, gB), gdot(gv, gv), ...
+%!            gnorm(gv, "accum", "compensated"), gdot(A, B, "device", "gpu")};
+%!   r = f ();
+%!   __gpudot__ ("runtime_launch", 1);
+%!   rr = f ();
+%!   __gpudot__ ("runtime_launch", 0);
+%!   for k = 1:numel (r)
+%!     assert (isequal (typecast (r{k}(:), "uint8"), typecast (rr{k}(:), "uint8")));
+%!   endfor
+%!   ref = gdot (A, B, "accum", "compensated", "device", "cpu");
+%!   assert (all (abs (r{1} - ref) <= 1e-12 * vecnorm (A) .* vecnorm (B)));
+%! unwind_protect_cleanup
+%!   __gpudot__ ("runtime_launch", 0);
+%! end_unwind_protect
