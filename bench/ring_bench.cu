@@ -9,6 +9,10 @@
  * sources "octave": each input set's x and y their own malloc, filled by one thread, as an
  * Octave session holds its arrays (the default: two 1 GiB pools filled in parallel); for the
  * question why the same ring call takes longer from Octave (bench/notes.md, target 6).
+ * Environment: RB_ALLOC how the "octave" sources are allocated: malloc (default), a64
+ * (64-byte aligned), huge / nohuge (2 MiB aligned, madvise MADV_HUGEPAGE / MADV_NOHUGEPAGE
+ * before they are written); RB_POOL_NOHUGE=1 madvises the pools MADV_NOHUGEPAGE;
+ * RB_MINLOG / RB_MAXLOG / RB_CLASS (single, double) narrow the sizes.
  * Median of RB_CALLS calls (default 15; the environment variable) after two that size the
  * ring, with the mean, the 90th percentile and the slowest of them: Octave's bench takes
  * means of loops, so a tail of slow calls moves its numbers and not this median.  Input
@@ -22,6 +26,7 @@
 
 #include <cuda_runtime.h>
 #include <omp.h>
+#include <sys/mman.h>
 
 #include "gpudot.h"
 
@@ -33,6 +38,66 @@ static const char *stage_names[GPUDOT_NSTAGES] = {
     "calls", "parse", "resolve", "prepare", "engine_entry", "ring_alloc", "drain", "wait",
     "engine_exit", "launch_prep", "launch", "launch_check", "ring_calls", "ring_waits", "region_end", "exit"};
 #endif
+
+/* the process's anonymous memory in transparent huge pages (kB), from /proc/self/smaps_rollup */
+static long thp_kb()
+{
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "AnonHugePages: %ld", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+#ifdef GPUDOT_STAGES
+/* The last call's copies and kernels on the GPU (the engine's timeline): when the copy
+ * engine worked, how fast, and how long it waited for the host to queue the next piece (the
+ * packing threads' pace); all of it with `full`, else the sums. */
+static void timeline(bool full)
+{
+    enum { kMax = 1024 };
+    static double g[kMax], h[kMax];
+    static char k[kMax];
+    static size_t b[kMax];
+    int n = gpudot_cuda_timeline(1, g, h, k, b, kMax);
+    double busy = 0, gaps = 0, first = -1, last_end = 0, kern_end = 0, r_host = 0, r_gpu = 0;
+    size_t bytes = 0;
+    int copies = 0;
+    double prev_end = -1;
+    for (int i = 0; i + 1 < n; i++) {
+        if (k[i] == 'c' && k[i + 1] == 'C') {
+            double d = g[i + 1] - g[i];
+            if (first < 0)
+                first = g[i];
+            if (prev_end >= 0)
+                gaps += g[i] - prev_end;
+            if (full)
+                printf("#    copy %2d: queued at %7.1f us (host), ran %7.1f .. %7.1f us: %6.1f us, %4zu KiB, %5.1f GB/s, idle before it %5.1f us\n",
+                       copies, h[i], g[i], g[i + 1], d, b[i] >> 10, b[i] / d * 1e-3,
+                       prev_end >= 0 ? g[i] - prev_end : g[i]);
+            busy += d, bytes += b[i], copies++;
+            prev_end = last_end = g[i + 1];
+        } else if (k[i] == 'k' && k[i + 1] == 'K') {
+            if (full)
+                printf("#    kernel: queued at %7.1f us (host), ran %7.1f .. %7.1f us\n", h[i], g[i], g[i + 1]);
+            kern_end = g[i + 1];
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (k[i] == 'r')
+            r_host = h[i], r_gpu = g[i];
+    printf("#  timeline of the last call: %d copies, %.1f MiB; first copy at %.1f us, last copy ends %.1f us; "
+           "copy engine busy %.1f us (%.1f GB/s while busy), idle between copies %.1f us; last kernel ends %.1f us; "
+           "result queued at %.1f us (host), reached at %.1f us\n",
+           copies, bytes / 1048576.0, first, last_end, busy, bytes / busy * 1e-3, gaps, kern_end, r_host, r_gpu);
+}
+#endif
+
+extern "C" void gpudot_ab_set(int v);
 
 static double median(std::vector<double> v)
 {
@@ -53,6 +118,13 @@ int main(int argc, char **argv)
     if (!px || !py)
         return 1;
     int octave_like = argc > 4 && !strcmp(argv[4], "octave");
+    const char *alloc = getenv("RB_ALLOC") ? getenv("RB_ALLOC") : "malloc";
+    if (getenv("RB_POOL_NOHUGE") && atoi(getenv("RB_POOL_NOHUGE"))) {
+        /* whole pages inside the pools */
+        uintptr_t a = ((uintptr_t)px + 4095) & ~(uintptr_t)4095, b = ((uintptr_t)py + 4095) & ~(uintptr_t)4095;
+        madvise((void *)a, pool - 4096, MADV_NOHUGEPAGE);
+        madvise((void *)b, pool - 4096, MADV_NOHUGEPAGE);
+    }
 #pragma omp parallel for
     for (size_t i = 0; i < pool / 4; i++) {
         unsigned h = (unsigned)(i * 2654435761u);
@@ -81,27 +153,95 @@ int main(int argc, char **argv)
     cudaFree(dp);
     printf("# pinned host->device %.1f GB/s; gdot (\"double\") on pageable host data; slot cap %zu MiB, piece %zu KiB, pack %d (as done: %d); sources %s\n",
            rate / 1e9, cap >> 20, piece >> 10, pack, gpudot_pack_way(pack), octave_like ? "octave" : "pools");
+    if (octave_like)
+        printf("# sources allocated by %s\n", alloc);
+    printf("# AnonHugePages after the pools' fill: %ld kB\n", thp_kb());
     int calls = getenv("RB_CALLS") ? atoi(getenv("RB_CALLS")) : 15;
     calls = calls < 1 ? 1 : calls;
     printf("%-7s %5s %10s %10s %7s %10s %10s %10s %6s\n", "class", "log2n", "us", "floor_us", "ratio",
            "mean_us", "p90_us", "max_us", "slow");
+    int e0 = getenv("RB_MINLOG") ? atoi(getenv("RB_MINLOG")) : 20;
+    int e1 = getenv("RB_MAXLOG") ? atoi(getenv("RB_MAXLOG")) : 26;
+    const char *only = getenv("RB_CLASS");
     for (int dbl = 0; dbl < 2; dbl++) {
-        for (int e = 20; e <= 26; e++) {
+        if (only && strcmp(only, dbl ? "double" : "single"))
+            continue;
+        for (int e = e0; e <= e1; e++) {
             int64_t n = (int64_t)1 << e;
             size_t bytes = (size_t)n * (dbl ? 8 : 4);
             int sets = (int)std::min<size_t>(pool / bytes, 16);
             if (octave_like) {
                 for (int k = 0; k < sets; k++)
                     for (char *base : {px, py}) {
-                        char *a = (char *)malloc(bytes);
+                        char *a = nullptr;
+                        size_t big = (bytes + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+                        if (!strcmp(alloc, "a64"))
+                            a = (char *)aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+                        else if (!strcmp(alloc, "huge") || !strcmp(alloc, "nohuge")) {
+                            a = (char *)aligned_alloc((size_t)2 << 20, big);
+                            if (a)
+                                madvise(a, big, !strcmp(alloc, "huge") ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+                        } else
+                            a = (char *)malloc(bytes);
                         if (!a)
                             return 1;
                         memcpy(a, base + (size_t)k * bytes, bytes);
                         own.push_back(a);
                     }
             }
+            if (octave_like)
+                printf("#  sets of 2^%d: AnonHugePages %ld kB, first x at %p\n", e, thp_kb(), (void *)own[0]);
             std::vector<double> t;
             double out;
+            if (getenv("RB_AB")) {
+                /* A/B inside one process: the variants call by call, in turn */
+                int vs[8], nv = 0;
+                for (const char *q = getenv("RB_AB"); *q && nv < 8;) {
+                    char *end;
+                    long v = strtol(q, &end, 10);
+                    if (end == q)
+                        break;
+                    vs[nv++] = (int)v;
+                    q = end;
+                }
+                std::vector<double> tv[8];
+                for (int r = 0; r < calls + 2; r++)
+                    for (int j = 0; j < nv; j++) {
+                        gpudot_ab_set(vs[j]);
+                        gpudot_dot_req q;
+                        memset(&q, 0, sizeof q);
+                        q.op = GPUDOT_OP_DOT;
+                        q.type = dbl ? GPUDOT_F64 : GPUDOT_F32;
+                        int k = (r * nv + j) % sets;
+                        q.x = octave_like ? own[2 * k] : px + (size_t)k * bytes;
+                        q.y = octave_like ? own[2 * k + 1] : py + (size_t)k * bytes;
+                        q.nb = 1, q.nk = n, q.na = 1;
+                        q.bx = 1, q.kx = n, q.ax = 1;
+                        q.by = 1, q.ky = n, q.ay = 1;
+                        q.accum = GPUDOT_ACC_DOUBLE;
+                        q.out = &out;
+                        double t0 = omp_get_wtime();
+                        if (gpudot_cuda_dot(&q, NULL) != GPUDOT_OK) {
+                            fprintf(stderr, "gpudot: %s\n", gpudot_cuda_last_error());
+                            return 1;
+                        }
+                        if (r >= 2)
+                            tv[j].push_back(omp_get_wtime() - t0);
+                    }
+                double floor_us = 2.0 * bytes / rate * 1e6;
+                for (int j = 0; j < nv; j++) {
+                    std::vector<double> v = tv[j];
+                    std::sort(v.begin(), v.end());
+                    double us = v[v.size() / 2] * 1e6;
+                    printf("%-7s %5d v%-3d %10.1f %10.1f %7.3f p10 %8.1f p90 %8.1f\n", dbl ? "double" : "single", e,
+                           vs[j], us, floor_us, us / floor_us, v[v.size() / 10] * 1e6,
+                           v[(size_t)(0.9 * (v.size() - 1))] * 1e6);
+                }
+                for (char *a : own)
+                    free(a);
+                own.clear();
+                continue;
+            }
 #ifdef GPUDOT_STAGES
             double sus[GPUDOT_NSTAGES];
 #endif
@@ -140,6 +280,7 @@ int main(int argc, char **argv)
                 if (sus[i] >= 0.5)
                     printf(" %s %.0f", stage_names[i], sus[i]);
             printf("\n");
+            timeline(e == 22 || getenv("RB_TIMELINE_ALL"));
 #endif
             for (char *a : own)
                 free(a);

@@ -610,6 +610,14 @@ constexpr size_t kSlotMax = (size_t)16 << 20;
 constexpr size_t kPiece = (size_t)4 << 20;
 constexpr size_t kPieceFirst = (size_t)256 << 10;
 constexpr size_t kPackUnit = (size_t)64 << 10;
+constexpr size_t kPackUnitMin = (size_t)16 << 10;
+constexpr size_t kUnitsPerPiece = 16;
+static int g_ab = 7;
+extern "C" void gpudot_ab_set(int v) { g_ab = v; }
+static int ab_bits()
+{
+    return g_ab;
+}
 /* How the packing threads store (cpu/gpudot_pack.c).  Where the CPU has cldemote: memcpy, then
  * each line demoted from the core's caches to the shared last level (GPUDOT_PACK_DEMOTE), in
  * slots of kSlotDemote: the copy engine then reads the packed lines from the last-level
@@ -653,6 +661,36 @@ constexpr size_t kOutWhole = (size_t)256 << 20;
  * (gdot of 2^16 singles 104.0 -> 159.8 us: one thread's memcpy and the kernel's reads over
  * PCIe, unoverlapped, against the ring's threads and copy engine). */
 constexpr size_t kDirectBytes = (size_t)256 << 10;
+
+#ifdef GPUDOT_STAGES
+/* The ring's timeline (gpudot_cuda_timeline): events on its streams around each copy and
+ * kernel, with the host's time of queueing each. */
+struct Timeline {
+    static constexpr int kMax = 1024;
+    cudaEvent_t ev[kMax];
+    double host[kMax];
+    char kind[kMax];
+    size_t bytes[kMax];
+    int n = 0, made = 0, on = 0;
+    void mark(cudaStream_t s, char k, size_t b)
+    {
+        if (!on || n >= kMax)
+            return;
+        if (n >= made) {
+            if (cudaEventCreate(&ev[n]) != cudaSuccess)
+                return;
+            made++;
+        }
+        host[n] = omp_get_wtime();
+        cudaEventRecord(ev[n], s);
+        kind[n] = k;
+        bytes[n++] = b;
+    }
+} TL;
+#define TL_MARK(s, k, b) TL.mark(s, k, b)
+#else
+#define TL_MARK(s, k, b) ((void)0)
+#endif
 
 struct Ring {
     void *host[kSlots] = {}, *dev[kSlots] = {};
@@ -868,18 +906,28 @@ struct RingWalk {
      * call's first chunk first, 2 first, 4 first, ... up to `piece` */
     void piece_at(const Chunk &h, int p, size_t *lo, size_t *hi) const
     {
-        size_t total = h.xb + h.yb, sz = h.c == 0 && first < piece ? first : piece, o = 0;
+        size_t top = h.c == 1 && (ab_bits() & 2) ? std::max(piece / 2, first) : piece;
+        size_t total = h.xb + h.yb, sz = h.c == 0 && first < piece ? first : top, o = 0;
         int i = 0;
-        for (; i < p && sz < piece; i++) {
+        for (; i < p && sz < top; i++) {
             o += sz;
-            sz = 2 * sz < piece ? 2 * sz : piece;
+            sz = 2 * sz < top ? 2 * sz : top;
         }
         o += (size_t)(p - i) * sz;
         *lo = o < total ? o : total;
         *hi = o + sz < total ? o + sz : total;
     }
 
-    int units(size_t lo, size_t hi) const { return (int)((hi - lo + kPackUnit - 1) / kPackUnit); }
+    static size_t unit(size_t lo, size_t hi)
+    {
+        if (!(ab_bits() & 1))
+            return kPackUnit;
+        size_t u = kPackUnit;
+        while (u > kPackUnitMin && (hi - lo) / u < kUnitsPerPiece)
+            u /= 2;
+        return u;
+    }
+    int units(size_t lo, size_t hi) const { return (int)((hi - lo + unit(lo, hi) - 1) / unit(lo, hi)); }
     std::atomic<int> &count(int64_t c, int p) { return done[(c % kSlots) * npmax + p]; }
     std::atomic<uint64_t> &handed(int64_t c, int p) { return next[(c % kSlots) * npmax + p]; }
 
@@ -893,8 +941,8 @@ struct RingWalk {
             if (v >> 32 != (uint64_t)h.c || (v & 0xffffffffu) >= nu)
                 return false;
         } while (!nx.compare_exchange_weak(v, v + 1, std::memory_order_relaxed));
-        size_t b = lo + (size_t)(v & 0xffffffffu) * kPackUnit;
-        copy_range(h.jobs, h.njobs, b, hi - b < kPackUnit ? hi : b + kPackUnit, way);
+        size_t u = unit(lo, hi), b = lo + (size_t)(v & 0xffffffffu) * u;
+        copy_range(h.jobs, h.njobs, b, hi - b < u ? hi : b + u, way);
         count(h.c, p).fetch_add(1, std::memory_order_release);
         return true;
     }
@@ -976,8 +1024,10 @@ struct RingWalk {
                 if (nw == 0)
                     copy_range(h.jobs, h.njobs, lo, hi, way);
                 size_t d0 = h.at(lo), d1 = h.at(hi - 1) + 1;
+                TL_MARK(R.copy, 'c', d1 - d0);
                 CKS(cudaMemcpyAsync(dx + d0, hx + d0, d1 - d0, cudaMemcpyHostToDevice, R.copy),
                     "cudaMemcpyAsync (upload)");
+                TL_MARK(R.copy, 'C', d1 - d0);
                 p++;
                 continue;
             }
@@ -987,8 +1037,10 @@ struct RingWalk {
             if (st)
                 break;
             void *dout = (char *)E.out.p + (whole_out ? (size_t)(h.a0 * r->nb) * eso : 0);
+            TL_MARK(R.comp, 'k', 0);
             if ((st = run_kernel(&h.sub, dx, dx + align16(h.xb), dout, h.sl > 0, h.sl == nslab - 1)))
                 break;
+            TL_MARK(R.comp, 'K', 0);
             CKS(cudaEventRecord(R.used[s], R.comp), "cudaEventRecord");
             R.busy[s] = 1;
             if (!whole_out && h.sl == nslab - 1)
@@ -1393,6 +1445,15 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
         }
         a_per = 1;
         k_per = (int64_t)((budget - fixed_k) / per_k);
+        if (!E.staging_cap && (ab_bits() & 4)) {
+            /* the room for y's alignment is not needed where x's part ends on 16 bytes: a run
+             * that fills the slot exactly (2^22 singles: 8 chunks, not 8 and 512 bytes) */
+            int64_t kf = (int64_t)((want - fixed_k) / per_k) & ~(int64_t)15;
+            size_t xb = (size_t)(r->kx > 1 ? kf : 1) * r->bx * esx;
+            size_t yb = (size_t)(r->ky > 1 ? kf : 1) * r->by * esy;
+            if (kf > k_per && align16(xb) + yb <= want)
+                k_per = kf;
+        }
         k_per = k_per > nk ? nk : k_per;
     }
     if (nk == 0)
@@ -1448,8 +1509,13 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     int nt = gpudot_workers((int64_t)(bx_all + by_all), (int64_t)kPackPerThread,
                             procs > 2 ? procs - 1 : procs);
     RingLead lead{&w, poll};
+#ifdef GPUDOT_STAGES
+    TL.n = 0;
+    TL_MARK(R.copy, 'S', 0);
+#endif
     st = (gpudot_status)gpudot_pool_lead(nt - 1, ring_worker, &w, ring_master, &lead);
     GPUDOT_MARK(GPUDOT_STAGE_PACK);
+    TL_MARK(R.comp, 'r', 0);
     if (st == GPUDOT_OK && whole_out)
         CKS(cudaMemcpyAsync(r->out, E.out.p, out_all, cudaMemcpyDeviceToHost, R.comp),
             "kernel or cudaMemcpy (result)");
@@ -1462,6 +1528,24 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
         st = fail(e1 != cudaSuccess ? e1 : e2, "kernel or cudaMemcpy (result)");
     return st;
 }
+
+#ifdef GPUDOT_STAGES
+int gpudot_cuda_timeline(int on, double *gpu_us, double *host_us, char *kind, size_t *bytes, int max)
+{
+    TL.on = on;
+    int n = TL.n < max ? TL.n : max;
+    for (int i = 0; i < n; i++) {
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, TL.ev[0], TL.ev[i]) != cudaSuccess)
+            ms = -1;
+        gpu_us[i] = 1e3 * ms;
+        host_us[i] = 1e6 * (TL.host[i] - TL.host[0]);
+        kind[i] = TL.kind[i];
+        bytes[i] = TL.bytes[i];
+    }
+    return n;
+}
+#endif
 
 /* The fast variant first; the scaled algorithm where it could not vouch for an output
  * (NaN: extreme magnitudes, Inf or NaN elements, zero vectors). */
