@@ -12,7 +12,13 @@
  * Environment: RB_ALLOC how the "octave" sources are allocated: malloc (default), a64
  * (64-byte aligned), huge / nohuge (2 MiB aligned, madvise MADV_HUGEPAGE / MADV_NOHUGEPAGE
  * before they are written); RB_POOL_NOHUGE=1 madvises the pools MADV_NOHUGEPAGE;
- * RB_MINLOG / RB_MAXLOG / RB_CLASS (single, double) narrow the sizes.
+ * RB_MINLOG / RB_MAXLOG / RB_CLASS (single, double) narrow the sizes.  Built with -DGPUDOT_AB
+ * against an engine that has a variant switch gpudot_ab_set (an A/B build, e.g. fc574d1's),
+ * RB_AB="v0 v1 ..." times the variants call by call in one process, so that the host's phases
+ * hit them alike (bench/results/h100-ring-timeline-ab-2026-11-24.txt).  RB_THREADS="t0 t1 ..."
+ * times the ring with that many threads (as OpenMP would use them), call by call in turn.
+ * With a STAGES build it prints the engine's stage sums and the ring's timeline (gpudot_cuda_timeline) of the
+ * last call of each size: every copy and kernel at 2^22 (RB_TIMELINE_ALL: at every size).
  * Median of RB_CALLS calls (default 15; the environment variable) after two that size the
  * ring, with the mean, the 90th percentile and the slowest of them: Octave's bench takes
  * means of loops, so a tail of slow calls moves its numbers and not this median.  Input
@@ -97,7 +103,9 @@ static void timeline(bool full)
 }
 #endif
 
+#ifdef GPUDOT_AB
 extern "C" void gpudot_ab_set(int v);
+#endif
 
 static double median(std::vector<double> v)
 {
@@ -193,6 +201,59 @@ int main(int argc, char **argv)
                 printf("#  sets of 2^%d: AnonHugePages %ld kB, first x at %p\n", e, thp_kb(), (void *)own[0]);
             std::vector<double> t;
             double out;
+            if (getenv("RB_THREADS")) {
+                /* thread counts call by call, in turn: the ring packs with as many threads as
+                 * OpenMP would use (omp_set_num_threads before each call) */
+                int ts[8], nt = 0;
+                for (const char *q = getenv("RB_THREADS"); *q && nt < 8;) {
+                    char *end;
+                    long v = strtol(q, &end, 10);
+                    if (end == q)
+                        break;
+                    ts[nt++] = (int)v;
+                    q = end;
+                }
+                int t_was = omp_get_max_threads();
+                std::vector<double> tv[8];
+                for (int r = 0; r < calls + 2; r++)
+                    for (int j = 0; j < nt; j++) {
+                        omp_set_num_threads(ts[j]);
+                        gpudot_dot_req q;
+                        memset(&q, 0, sizeof q);
+                        q.op = GPUDOT_OP_DOT;
+                        q.type = dbl ? GPUDOT_F64 : GPUDOT_F32;
+                        int k = (r * nt + j) % sets;
+                        q.x = octave_like ? own[2 * k] : px + (size_t)k * bytes;
+                        q.y = octave_like ? own[2 * k + 1] : py + (size_t)k * bytes;
+                        q.nb = 1, q.nk = n, q.na = 1;
+                        q.bx = 1, q.kx = n, q.ax = 1;
+                        q.by = 1, q.ky = n, q.ay = 1;
+                        q.accum = GPUDOT_ACC_DOUBLE;
+                        q.out = &out;
+                        double t0 = omp_get_wtime();
+                        if (gpudot_cuda_dot(&q, NULL) != GPUDOT_OK) {
+                            fprintf(stderr, "gpudot: %s\n", gpudot_cuda_last_error());
+                            return 1;
+                        }
+                        if (r >= 2)
+                            tv[j].push_back(omp_get_wtime() - t0);
+                    }
+                omp_set_num_threads(t_was);
+                double floor_us = 2.0 * bytes / rate * 1e6;
+                for (int j = 0; j < nt; j++) {
+                    std::vector<double> v = tv[j];
+                    std::sort(v.begin(), v.end());
+                    double us = v[v.size() / 2] * 1e6;
+                    printf("%-7s %5d t%-3d %10.1f %10.1f %7.3f p10 %8.1f p90 %8.1f\n", dbl ? "double" : "single", e,
+                           ts[j], us, floor_us, us / floor_us, v[v.size() / 10] * 1e6,
+                           v[(size_t)(0.9 * (v.size() - 1))] * 1e6);
+                }
+                for (char *a : own)
+                    free(a);
+                own.clear();
+                continue;
+            }
+#ifdef GPUDOT_AB
             if (getenv("RB_AB")) {
                 /* A/B inside one process: the variants call by call, in turn */
                 int vs[8], nv = 0;
@@ -242,6 +303,7 @@ int main(int argc, char **argv)
                 own.clear();
                 continue;
             }
+#endif
 #ifdef GPUDOT_STAGES
             double sus[GPUDOT_NSTAGES];
 #endif

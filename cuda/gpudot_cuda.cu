@@ -610,14 +610,6 @@ constexpr size_t kSlotMax = (size_t)16 << 20;
 constexpr size_t kPiece = (size_t)4 << 20;
 constexpr size_t kPieceFirst = (size_t)256 << 10;
 constexpr size_t kPackUnit = (size_t)64 << 10;
-constexpr size_t kPackUnitMin = (size_t)16 << 10;
-constexpr size_t kUnitsPerPiece = 16;
-static int g_ab = 7;
-extern "C" void gpudot_ab_set(int v) { g_ab = v; }
-static int ab_bits()
-{
-    return g_ab;
-}
 /* How the packing threads store (cpu/gpudot_pack.c).  Where the CPU has cldemote: memcpy, then
  * each line demoted from the core's caches to the shared last level (GPUDOT_PACK_DEMOTE), in
  * slots of kSlotDemote: the copy engine then reads the packed lines from the last-level
@@ -906,28 +898,18 @@ struct RingWalk {
      * call's first chunk first, 2 first, 4 first, ... up to `piece` */
     void piece_at(const Chunk &h, int p, size_t *lo, size_t *hi) const
     {
-        size_t top = h.c == 1 && (ab_bits() & 2) ? std::max(piece / 2, first) : piece;
-        size_t total = h.xb + h.yb, sz = h.c == 0 && first < piece ? first : top, o = 0;
+        size_t total = h.xb + h.yb, sz = h.c == 0 && first < piece ? first : piece, o = 0;
         int i = 0;
-        for (; i < p && sz < top; i++) {
+        for (; i < p && sz < piece; i++) {
             o += sz;
-            sz = 2 * sz < top ? 2 * sz : top;
+            sz = 2 * sz < piece ? 2 * sz : piece;
         }
         o += (size_t)(p - i) * sz;
         *lo = o < total ? o : total;
         *hi = o + sz < total ? o + sz : total;
     }
 
-    static size_t unit(size_t lo, size_t hi)
-    {
-        if (!(ab_bits() & 1))
-            return kPackUnit;
-        size_t u = kPackUnit;
-        while (u > kPackUnitMin && (hi - lo) / u < kUnitsPerPiece)
-            u /= 2;
-        return u;
-    }
-    int units(size_t lo, size_t hi) const { return (int)((hi - lo + unit(lo, hi) - 1) / unit(lo, hi)); }
+    int units(size_t lo, size_t hi) const { return (int)((hi - lo + kPackUnit - 1) / kPackUnit); }
     std::atomic<int> &count(int64_t c, int p) { return done[(c % kSlots) * npmax + p]; }
     std::atomic<uint64_t> &handed(int64_t c, int p) { return next[(c % kSlots) * npmax + p]; }
 
@@ -941,8 +923,8 @@ struct RingWalk {
             if (v >> 32 != (uint64_t)h.c || (v & 0xffffffffu) >= nu)
                 return false;
         } while (!nx.compare_exchange_weak(v, v + 1, std::memory_order_relaxed));
-        size_t u = unit(lo, hi), b = lo + (size_t)(v & 0xffffffffu) * u;
-        copy_range(h.jobs, h.njobs, b, hi - b < u ? hi : b + u, way);
+        size_t b = lo + (size_t)(v & 0xffffffffu) * kPackUnit;
+        copy_range(h.jobs, h.njobs, b, hi - b < kPackUnit ? hi : b + kPackUnit, way);
         count(h.c, p).fetch_add(1, std::memory_order_release);
         return true;
     }
@@ -1445,15 +1427,6 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
         }
         a_per = 1;
         k_per = (int64_t)((budget - fixed_k) / per_k);
-        if (!E.staging_cap && (ab_bits() & 4)) {
-            /* the room for y's alignment is not needed where x's part ends on 16 bytes: a run
-             * that fills the slot exactly (2^22 singles: 8 chunks, not 8 and 512 bytes) */
-            int64_t kf = (int64_t)((want - fixed_k) / per_k) & ~(int64_t)15;
-            size_t xb = (size_t)(r->kx > 1 ? kf : 1) * r->bx * esx;
-            size_t yb = (size_t)(r->ky > 1 ? kf : 1) * r->by * esy;
-            if (kf > k_per && align16(xb) + yb <= want)
-                k_per = kf;
-        }
         k_per = k_per > nk ? nk : k_per;
     }
     if (nk == 0)
