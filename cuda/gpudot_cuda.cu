@@ -1477,10 +1477,15 @@ static gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     E.stream = R.comp;
     /* threads: the calling one, which queues the copies and kernels (and packs where it is
      * alone or waits for a piece), and packing ones from the pool, one per kPackPerThread
-     * of the call's bytes; one CPU left to the CUDA driver's threads */
+     * of the call's bytes, up to every processor (as OpenMP would use them).  Packing bounds
+     * the ring (bench/results/h100-ring-threads-2026-11-24.txt: 8, 10, 12 and 15 threads,
+     * call by call in one process, single 2^22 1138 / 944 / 826 / 742 us).  Until
+     * 2026-11-24 one processor was left to the CUDA driver's threads: 16 threads against 15
+     * on the 16-vCPU H100 machine, call by call, 4 runs of 2^20-2^24 (RB_AB; results/
+     * h100-ring-threads-2026-11-24.txt): shorter in 32 of 40 rows, single 2^22 876.9 /
+     * 748.8 / 781.7 / 741.1 us against 900.6 / 752.4 / 785.9 / 755.8. */
     int procs = omp_get_num_procs();
-    int nt = gpudot_workers((int64_t)(bx_all + by_all), (int64_t)kPackPerThread,
-                            procs > 2 ? procs - 1 : procs);
+    int nt = gpudot_workers((int64_t)(bx_all + by_all), (int64_t)kPackPerThread, procs);
     RingLead lead{&w, poll};
 #ifdef GPUDOT_STAGES
     TL.n = 0;
