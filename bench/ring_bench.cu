@@ -201,118 +201,12 @@ int main(int argc, char **argv)
                 printf("#  sets of 2^%d: AnonHugePages %ld kB, first x at %p\n", e, thp_kb(), (void *)own[0]);
             std::vector<double> t;
             double out;
-            if (getenv("RB_THREADS")) {
-                /* thread counts call by call, in turn: the ring packs with as many threads as
-                 * OpenMP would use (omp_set_num_threads before each call) */
-                int ts[8], nt = 0;
-                for (const char *q = getenv("RB_THREADS"); *q && nt < 8;) {
-                    char *end;
-                    long v = strtol(q, &end, 10);
-                    if (end == q)
-                        break;
-                    ts[nt++] = (int)v;
-                    q = end;
-                }
-                int t_was = omp_get_max_threads();
-                std::vector<double> tv[8];
-                for (int r = 0; r < calls + 2; r++)
-                    for (int j = 0; j < nt; j++) {
-                        omp_set_num_threads(ts[j]);
-                        gpudot_dot_req q;
-                        memset(&q, 0, sizeof q);
-                        q.op = GPUDOT_OP_DOT;
-                        q.type = dbl ? GPUDOT_F64 : GPUDOT_F32;
-                        int k = (r * nt + j) % sets;
-                        q.x = octave_like ? own[2 * k] : px + (size_t)k * bytes;
-                        q.y = octave_like ? own[2 * k + 1] : py + (size_t)k * bytes;
-                        q.nb = 1, q.nk = n, q.na = 1;
-                        q.bx = 1, q.kx = n, q.ax = 1;
-                        q.by = 1, q.ky = n, q.ay = 1;
-                        q.accum = GPUDOT_ACC_DOUBLE;
-                        q.out = &out;
-                        double t0 = omp_get_wtime();
-                        if (gpudot_cuda_dot(&q, NULL) != GPUDOT_OK) {
-                            fprintf(stderr, "gpudot: %s\n", gpudot_cuda_last_error());
-                            return 1;
-                        }
-                        if (r >= 2)
-                            tv[j].push_back(omp_get_wtime() - t0);
-                    }
-                omp_set_num_threads(t_was);
-                double floor_us = 2.0 * bytes / rate * 1e6;
-                for (int j = 0; j < nt; j++) {
-                    std::vector<double> v = tv[j];
-                    std::sort(v.begin(), v.end());
-                    double us = v[v.size() / 2] * 1e6;
-                    printf("%-7s %5d t%-3d %10.1f %10.1f %7.3f p10 %8.1f p90 %8.1f\n", dbl ? "double" : "single", e,
-                           ts[j], us, floor_us, us / floor_us, v[v.size() / 10] * 1e6,
-                           v[(size_t)(0.9 * (v.size() - 1))] * 1e6);
-                }
-                for (char *a : own)
-                    free(a);
-                own.clear();
-                continue;
-            }
-#ifdef GPUDOT_AB
-            if (getenv("RB_AB")) {
-                /* A/B inside one process: the variants call by call, in turn */
-                int vs[8], nv = 0;
-                for (const char *q = getenv("RB_AB"); *q && nv < 8;) {
-                    char *end;
-                    long v = strtol(q, &end, 10);
-                    if (end == q)
-                        break;
-                    vs[nv++] = (int)v;
-                    q = end;
-                }
-                std::vector<double> tv[8];
-                for (int r = 0; r < calls + 2; r++)
-                    for (int j = 0; j < nv; j++) {
-                        gpudot_ab_set(vs[j]);
-                        gpudot_dot_req q;
-                        memset(&q, 0, sizeof q);
-                        q.op = GPUDOT_OP_DOT;
-                        q.type = dbl ? GPUDOT_F64 : GPUDOT_F32;
-                        int k = (r * nv + j) % sets;
-                        q.x = octave_like ? own[2 * k] : px + (size_t)k * bytes;
-                        q.y = octave_like ? own[2 * k + 1] : py + (size_t)k * bytes;
-                        q.nb = 1, q.nk = n, q.na = 1;
-                        q.bx = 1, q.kx = n, q.ax = 1;
-                        q.by = 1, q.ky = n, q.ay = 1;
-                        q.accum = GPUDOT_ACC_DOUBLE;
-                        q.out = &out;
-                        double t0 = omp_get_wtime();
-                        if (gpudot_cuda_dot(&q, NULL) != GPUDOT_OK) {
-                            fprintf(stderr, "gpudot: %s\n", gpudot_cuda_last_error());
-                            return 1;
-                        }
-                        if (r >= 2)
-                            tv[j].push_back(omp_get_wtime() - t0);
-                    }
-                double floor_us = 2.0 * bytes / rate * 1e6;
-                for (int j = 0; j < nv; j++) {
-                    std::vector<double> v = tv[j];
-                    std::sort(v.begin(), v.end());
-                    double us = v[v.size() / 2] * 1e6;
-                    printf("%-7s %5d v%-3d %10.1f %10.1f %7.3f p10 %8.1f p90 %8.1f\n", dbl ? "double" : "single", e,
-                           vs[j], us, floor_us, us / floor_us, v[v.size() / 10] * 1e6,
-                           v[(size_t)(0.9 * (v.size() - 1))] * 1e6);
-                }
-                for (char *a : own)
-                    free(a);
-                own.clear();
-                continue;
-            }
-#endif
-#ifdef GPUDOT_STAGES
-            double sus[GPUDOT_NSTAGES];
-#endif
-            for (int r = 0; r < calls + 2; r++) {
+            /* set k's call: its time (s), or < 0 where the engine failed */
+            auto one_call = [&](int k) {
                 gpudot_dot_req q;
                 memset(&q, 0, sizeof q);
                 q.op = GPUDOT_OP_DOT;
                 q.type = dbl ? GPUDOT_F64 : GPUDOT_F32;
-                int k = r % sets;
                 q.x = octave_like ? own[2 * k] : px + (size_t)k * bytes;
                 q.y = octave_like ? own[2 * k + 1] : py + (size_t)k * bytes;
                 q.nb = 1, q.nk = n, q.na = 1;
@@ -326,10 +220,71 @@ int main(int argc, char **argv)
                 double t0 = omp_get_wtime();
                 if (gpudot_cuda_dot(&q, NULL) != GPUDOT_OK) {
                     fprintf(stderr, "gpudot: %s\n", gpudot_cuda_last_error());
-                    return 1;
+                    return -1.0;
                 }
+                return omp_get_wtime() - t0;
+            };
+            /* RB_THREADS or RB_AB: settings call by call, in turn (set(v) before each call),
+             * so that the host's phases hit them alike; per setting the median, p10, p90 */
+            auto interleaved = [&](const char *list, char tag, void (*set)(int)) {
+                int vs[8], nv = 0;
+                for (const char *q = list; *q && nv < 8;) {
+                    char *end;
+                    long v = strtol(q, &end, 10);
+                    if (end == q)
+                        break;
+                    vs[nv++] = (int)v;
+                    q = end;
+                }
+                std::vector<double> tv[8];
+                for (int r = 0; r < calls + 2; r++)
+                    for (int j = 0; j < nv; j++) {
+                        set(vs[j]);
+                        double dt = one_call((r * nv + j) % sets);
+                        if (dt < 0)
+                            return false;
+                        if (r >= 2) /* the first calls size the ring */
+                            tv[j].push_back(dt);
+                    }
+                double floor_us = 2.0 * bytes / rate * 1e6;
+                for (int j = 0; j < nv; j++) {
+                    std::vector<double> v = tv[j];
+                    std::sort(v.begin(), v.end());
+                    double us = v[v.size() / 2] * 1e6;
+                    printf("%-7s %5d %c%-3d %10.1f %10.1f %7.3f p10 %8.1f p90 %8.1f\n", dbl ? "double" : "single", e,
+                           tag, vs[j], us, floor_us, us / floor_us, v[v.size() / 10] * 1e6,
+                           v[(size_t)(0.9 * (v.size() - 1))] * 1e6);
+                }
+                for (char *a : own)
+                    free(a);
+                own.clear();
+                return true;
+            };
+            if (getenv("RB_THREADS")) {
+                /* the ring packs with as many threads as OpenMP would use */
+                int t_was = omp_get_max_threads();
+                bool ok = interleaved(getenv("RB_THREADS"), 't', omp_set_num_threads);
+                omp_set_num_threads(t_was);
+                if (!ok)
+                    return 1;
+                continue;
+            }
+#ifdef GPUDOT_AB
+            if (getenv("RB_AB")) {
+                if (!interleaved(getenv("RB_AB"), 'v', gpudot_ab_set))
+                    return 1;
+                continue;
+            }
+#endif
+#ifdef GPUDOT_STAGES
+            double sus[GPUDOT_NSTAGES];
+#endif
+            for (int r = 0; r < calls + 2; r++) {
+                double dt = one_call(r % sets);
+                if (dt < 0)
+                    return 1;
                 if (r >= 2) /* the first calls size the ring */
-                    t.push_back(omp_get_wtime() - t0);
+                    t.push_back(dt);
 #ifdef GPUDOT_STAGES
                 if (r == 1)
                     gpudot_stages(sus, GPUDOT_NSTAGES); /* reset */
