@@ -1345,9 +1345,10 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         size_t blocks = nrhs == 3 ? count_arg(op, prhs[2]) : 0;
         gpudot_cuda_set_tile_from(bytes, blocks > INT32_MAX ? INT32_MAX : (int)blocks);
     } else if (!strcmp(op, "runtime_launch")) {
-        if (nrhs != 2)
-            gd_error("gpudot:badOption", "__gpudot__: runtime_launch takes one value");
-        gpudot_cuda_set_runtime_launch(count_arg(op, prhs[1]) != 0);
+        if (nrhs != 2 || !(mxIsNumeric(prhs[1]) || mxIsLogical(prhs[1])) ||
+            mxGetNumberOfElements(prhs[1]) != 1 || mxIsComplex(prhs[1]) || isnan(mxGetScalar(prhs[1])))
+            gd_error("gpudot:badOption", "__gpudot__: runtime_launch takes one value, true or false");
+        gpudot_cuda_set_runtime_launch(mxGetScalar(prhs[1]) != 0);
     } else {
         gd_error("gpudot:badOption", "__gpudot__: unknown op \"%s\"", op);
     }

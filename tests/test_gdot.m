@@ -476,6 +476,12 @@
 %!error <way of packing> __gpudot__ ("staging_cap", 0, 0, "fast")
 %!error <way of packing> __gpudot__ ("staging_cap", 0, 0, 2)
 %!error id=gpudot:badOption __gpudot__ ("staging_cap", 0, 0, "plain", 1)
+%!error <runtime_launch takes one value, true or false> __gpudot__ ("runtime_launch", "on")
+%!error <runtime_launch takes one value, true or false> __gpudot__ ("runtime_launch", [1 0])
+%!error <runtime_launch takes one value, true or false> __gpudot__ ("runtime_launch", NaN)
+%!error <runtime_launch takes one value, true or false> __gpudot__ ("runtime_launch")
+%!test
+%! __gpudot__ ("runtime_launch", false);   # the default way (cuLaunchKernel), as a logical
 ## without a GPU, "device","gpu" is an error, and the next call works
 %!testif ; ! gpudot_gpu_available ()
 %! try
