@@ -6,13 +6,10 @@
 ##   mex   __gpudot__ ("__entry__", "gdot", X{k}, Y{k}, "device", "gpu"), rotating (the MEX
 ##         the compiled entry hands such calls to, without the entry's feval)
 ## With a build of `make -f mex.mk STAGES=1` (GPUDOT_MEXDIR) it also prints each variant's
-## stage sums per call (names: bench/stages.m).  From the repository root:
+## stage sums per call (bench/print_stages.m).  From the repository root:
 ##   GPUDOT_MEXDIR=<build> [PROBE_SIZES="22 24"] octave-cli --no-history bench/ring_octave_probe.m
 addpath (make_absolute_filename ("m")); addpath (make_absolute_filename ("bench"));
 addpath (getenv ("GPUDOT_MEXDIR"));
-names = {"calls", "parse", "resolve", "prepare", "engine_entry", "ring_alloc", "drain", "sync", ...
-         "engine_exit", "launch_prep", "launch", "launch_check", "ring_loop", "slot_wait", ...
-         "pack_end", "exit"};
 stages = true;
 try
   __gpudot__ ("__stages__");
@@ -30,7 +27,7 @@ for cls = {"single", "double"}
     codes = {"gdot (X{k}, Y{k}, 'device', 'gpu')", "gdot (X{1}, Y{1}, 'device', 'gpu')", ...
              "__gpudot__ ('__entry__', 'gdot', X{k}, Y{k}, 'device', 'gpu')"};
     tags = {"rot", "same", "mex"};
-    t = cell (1, 3);  st = zeros (3, numel (names));
+    t = cell (1, 3);  st = [];
     for c = 1:3
       k = 1;  eval ([codes{c} ";"]);
     endfor
@@ -46,8 +43,11 @@ for cls = {"single", "double"}
         endfor
         t{c} = [t{c}; tt];
         if (stages)
-          s = __gpudot__ ("__stages__");
-          st(c, :) += s(:)' / R;   # us a call since the reset
+          s = __gpudot__ ("__stages__");   # us a call since the reset
+          if (isempty (st))
+            st = zeros (3, numel (s));
+          endif
+          st(c, :) += s(:)' / R;
         endif
       endfor
     endfor
@@ -59,13 +59,10 @@ for cls = {"single", "double"}
               v(floor (0.1 * (end - 1)) + 1), v(floor (0.9 * (end - 1)) + 1), numel (v));
       if (stages)
         printf (" | stages per call:");
-        for j = 2:numel (names)
-          if (st(c, j) >= 0.5)
-            printf (" %s %.1f", names{j}, st(c, j));
-          endif
-        endfor
+        print_stages (st(c, :), 0.5, 1);
+      else
+        printf ("\n");
       endif
-      printf ("\n");
     endfor
     clear X Y
   endfor

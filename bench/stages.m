@@ -10,28 +10,14 @@
 ## "inside" is the engine and "outside" includes the entry's own work; the same calls
 ## through the MEX ("__entry__") show every stage.  Part 2: host data through the pinned staging ring
 ## (target 6): per call, the stages of the ring against the pinned-transfer floor.
-1;
-## The stage sums of st at or above thr, in stage order, with `digits` decimals; ends the line.
-function print_stages (st, names, thr, digits)
-  for i = 2:numel (names)
-    if (st(i) >= thr)
-      printf (" %s %.*f", names{i}, digits, st(i));
-    endif
-  endfor
-  printf ("\n");
-endfunction
-
 mexdir = getenv ("GPUDOT_MEXDIR");
 if (isempty (mexdir))
   mexdir = "build-stages";
 endif
 addpath (make_absolute_filename ("m"));
 addpath (make_absolute_filename (mexdir));
+addpath (fileparts (mfilename ("fullpath")));   # print_stages.m
 warning ("off", "gpudot:noDevice");
-## stage names, in the order of the GPUDOT_STAGE_* enum of include/gpudot.h
-names = {"calls", "parse", "resolve", "prepare", "engine_entry", "ring_alloc|resident_prep", ...
-         "drain|after_launch", "sync|spin", "engine_exit", "launch_prep", "launch", ...
-         "launch_check", "ring_calls", "ring_waits", "region_end", "exit"};
 try
   __gpudot__ ("__stages__");
 catch err
@@ -64,7 +50,7 @@ for cls = {"single", "double"}
       inside = sum (st(2:end));
       printf ("%-6s n=%-6d %-30s total %6.2f  outside the MEX %5.2f  inside %5.2f:", cls{1}, n,
               cases{c}, tot, tot - inside, inside);
-      print_stages (st, names, 0.05, 2);
+      print_stages (st, 0.05, 2);
     endfor
   endfor
 endfor
@@ -89,7 +75,7 @@ if (gpu)
       endfor
       st = __gpudot__ ("__stages__");
       printf ("%-6s 2^%d: %9.1f us, %.2f GB/s:", cls{1}, e, 1e6 * median (t), 2 * n * es / median (t) * 1e-9);
-      print_stages (st, names, 0.5, 1);
+      print_stages (st, 0.5, 1);
     endfor
   endfor
 endif
