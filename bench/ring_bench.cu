@@ -141,8 +141,16 @@ int main(int argc, char **argv)
         ((float *)py)[i] = (float)((h >> 16) & 0xffff) / 65536.0f - 0.5f;
     }
     /* "octave": the sets of a size are copied into arrays of their own, each allocated and
-     * written by this one thread before that size's calls, and freed after them */
-    std::vector<char *> own; /* set k's x at 2k, its y at 2k + 1 */
+     * written by this one thread before that size's calls, and freed after them (by the
+     * owner of that size's loop turn, whichever way the turn ends) */
+    struct Sets {
+        std::vector<char *> a; /* set k's x at 2k, its y at 2k + 1 */
+        ~Sets()
+        {
+            for (char *p : a)
+                free(p);
+        }
+    };
     /* the floor's rate: one 256 MiB pinned copy, median of 5 */
     size_t fb = (size_t)256 << 20;
     void *hp, *dp;
@@ -178,6 +186,8 @@ int main(int argc, char **argv)
             int64_t n = (int64_t)1 << e;
             size_t bytes = (size_t)n * (dbl ? 8 : 4);
             int sets = (int)std::min<size_t>(pool / bytes, 16);
+            Sets owner;
+            std::vector<char *> &own = owner.a;
             if (octave_like) {
                 for (int k = 0; k < sets; k++)
                     for (char *base : {px, py}) {
@@ -255,9 +265,6 @@ int main(int argc, char **argv)
                            tag, vs[j], us, floor_us, us / floor_us, v[v.size() / 10] * 1e6,
                            v[(size_t)(0.9 * (v.size() - 1))] * 1e6);
                 }
-                for (char *a : own)
-                    free(a);
-                own.clear();
                 return true;
             };
             if (getenv("RB_THREADS")) {
@@ -299,9 +306,6 @@ int main(int argc, char **argv)
             printf("\n");
             timeline(e == 22 || getenv("RB_TIMELINE_ALL"));
 #endif
-            for (char *a : own)
-                free(a);
-            own.clear();
             double us = median(t) * 1e6, floor_us = 2.0 * bytes / rate * 1e6, mean = 0;
             for (double v : t)
                 mean += v / t.size();
