@@ -16,7 +16,8 @@
  * against an engine that has a variant switch gpudot_ab_set (an A/B build, e.g. fc574d1's),
  * RB_AB="v0 v1 ..." times the variants call by call in one process, so that the host's phases
  * hit them alike (bench/results/h100-ring-timeline-ab-2026-11-24.txt).  RB_THREADS="t0 t1 ..."
- * times the ring with that many threads (as OpenMP would use them), call by call in turn.
+ * times the ring with that many threads (as OpenMP would use them), call by call in turn;
+ * RB_PACK="w0 w1 ..." the ways of packing (GPUDOT_PACK_* numbers) the same way.
  * With a STAGES build it prints the engine's stage sums and the ring's timeline (gpudot_cuda_timeline) of the
  * last call of each size: every copy and kernel at 2^22 (RB_TIMELINE_ALL: at every size).
  * Median of RB_CALLS calls (default 15; the environment variable) after two that size the
@@ -107,6 +108,13 @@ static void timeline(bool full)
 extern "C" void gpudot_ab_set(int v);
 #endif
 
+/* RB_PACK: the way of packing, call by call, with the run's cap and piece */
+static size_t g_cap, g_piece;
+static void set_pack(int v)
+{
+    gpudot_cuda_set_staging_cap(g_cap, g_piece, v);
+}
+
 static double median(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());
@@ -121,6 +129,7 @@ int main(int argc, char **argv)
     size_t piece = argc > 2 ? (size_t)atoi(argv[2]) << 10 : 0;
     int pack = argc > 3 ? atoi(argv[3]) : GPUDOT_PACK_AUTO;
     gpudot_cuda_set_staging_cap(cap, piece, pack);
+    g_cap = cap, g_piece = piece;
     const size_t pool = (size_t)1 << 30; /* per operand: 1 GiB of pageable data */
     char *px = (char *)malloc(pool), *py = (char *)malloc(pool);
     if (!px || !py)
@@ -272,6 +281,13 @@ int main(int argc, char **argv)
                 int t_was = omp_get_max_threads();
                 bool ok = interleaved(getenv("RB_THREADS"), 't', omp_set_num_threads);
                 omp_set_num_threads(t_was);
+                if (!ok)
+                    return 1;
+                continue;
+            }
+            if (getenv("RB_PACK")) {
+                bool ok = interleaved(getenv("RB_PACK"), 'p', set_pack);
+                gpudot_cuda_set_staging_cap(cap, piece, pack);
                 if (!ok)
                     return 1;
                 continue;

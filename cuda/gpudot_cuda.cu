@@ -623,7 +623,11 @@ constexpr size_t kPackUnit = (size_t)64 << 10;
  * (1.36x); 4 MiB slots without demote were worse than the default slots (single 2^24
  * 1.78x).  Tried and dropped: AVX-512 streaming stores (a whole line each), as fast as
  * memcpy alone (55-63 GB/s with 15 threads) but in the ring no better than the former
- * default at 2^22 (single 1.45x) and worse from 2^24 (single 2^26 1.31x).
+ * default at 2^22 (single 1.45x) and worse from 2^24 (single 2^26 1.31x).  Also dropped:
+ * demoting in 4 or 16 KiB steps interleaved with the memcpy (the pack alone 57-62 GB/s
+ * against 42-60 for a unit's memcpy then its demotes, 15-16 threads), in the ring call by
+ * call (ring_bench RB_PACK, three runs) -1.2 to -1.8% at single 2^22 and up to +6% at
+ * single 2^26 (results/h100-ring-pack-fine-demote-2026-11-24.txt).
  * Elsewhere (no cldemote: AMD, older Intel), the former default: calls of up to
  * kPackNtUpTo bytes of operands pack with non-temporal stores, larger ones with
  * memcpy.  ring_bench, three alternating rounds on one H100 machine, ratio to the pinned

@@ -708,6 +708,11 @@ __device__ __forceinline__ void last_warp(const Op &op, const Args &p, int64_t a
  * rounds (bench/results/h100-kernel-small-finish-ab-2026-11-24.txt): every op 5-22%
  * shorter at 2^12-2^16 (double 2^16: gdot 6.24 -> 5.73 us, gnorm 6.58 -> 5.86, gcosine
  * 6.96 -> 6.43), 2^10 (warp columns) and 2^18-2^20 and the batched shapes within 1%.
+ * One thread-block cluster (sm_90) merging its blocks' sums through distributed shared
+ * memory instead was slower at every block count: a dot of 2^14-2^16 doubles 0.4-0.7 us
+ * more GPU time and round trip than through the slots (bench/cluster_probe.cu, results/
+ * h100-cluster-probe-2026-11-24.txt); and a cluster holds at most 16 blocks, where 2^16
+ * is fastest with 32.
  */
 constexpr int kSmallSplits = 32;
 /* The host sizes the slots for this many words a block.  6 takes every dot, the norms of
