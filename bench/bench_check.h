@@ -1,7 +1,8 @@
 /*
- * CK (call): the benchmark programs' check of a CUDA call (bench/kernel_bench.cu,
- * bench/latency_probe.cu): a failure prints where and why, and ends the program.  (The
- * engine never exits; these are stand-alone tools.)
+ * Shared by the benchmark programs (bench/kernel_bench.cu, latency_probe.cu, call_probe.cu,
+ * cluster_probe.cu, hmm_probe.cu): CK (call), the check of a CUDA call (a failure prints
+ * where and why, and ends the program; the engine never exits, these are stand-alone
+ * tools), hold_kernel, the queue holder of the GPU timings, and the random fills.
  */
 #pragma once
 
@@ -18,3 +19,42 @@
             exit(1);                                                                       \
         }                                                                                  \
     } while (0)
+
+/* Holds the stream until the host releases it (or 50 ms pass: a timed call that
+ * synchronized the device, which no timed call should, would otherwise wait for it forever).
+ * NVBench's method: the timed launches and their events are queued behind this kernel, so
+ * the events time the GPU's work, not the host's launch cost, which on the H100 VM is
+ * 3-4.5 us per launch (build/latency_probe, launch_call) and was inside every kernel row
+ * before (a third of the time of a 12 us kernel). */
+__global__ void hold_kernel(volatile int *release, int *timed_out)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    while (!*release) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > 50000000ull) {
+            *timed_out = 1;
+            return;
+        }
+    }
+}
+
+/* uniform random in [-0.5, 0.5) from a hash of the index */
+__global__ void fill_f(float *p, size_t n, unsigned seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        unsigned h = (unsigned)(i * 2654435761u) ^ seed;
+        h ^= h >> 13, h *= 0x5bd1e995u, h ^= h >> 15;
+        p[i] = (float)(h & 0xffffff) / 16777216.0f - 0.5f;
+    }
+}
+__global__ void fill_d(double *p, size_t n, unsigned seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        unsigned long long h = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
+        h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 29;
+        p[i] = (double)(h >> 11) / 9007199254740992.0 - 0.5;
+    }
+}

@@ -2,7 +2,7 @@
  * Would a thread-block cluster's merge make small split reductions shorter (issue 5,
  * target 5: the 2^14-2^16 rows, whose kernels run 8-32 blocks and merge them through
  * slots in global memory)?  Stand-alone, sm_90 only:
- *   nvcc -O3 -std=c++17 -arch=sm_90 bench/cluster_probe.cu -o cluster_probe && ./cluster_probe
+ *   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibench bench/cluster_probe.cu -o cluster_probe && ./cluster_probe
  * A dot product of n doubles, two ways, with the same loads (256 threads a block, 16-byte
  * loads, four in flight per thread and operand, the blocks striding through the run
  * together, as the engine's columns_split does):
@@ -40,34 +40,21 @@
 #include <cuda_runtime.h>
 
 #include "bench_check.h"
+#include "../cuda/reduce_kernels.cuh"
 
 namespace cg = cooperative_groups;
 using clk = std::chrono::steady_clock;
 
 constexpr int kT = 256;
-constexpr unsigned long long kEmpty = 0x7ff4dead0000beefull; /* a NaN no kernel makes */
-
-__device__ __forceinline__ void put_val(unsigned long long *res, double t)
-{
-    unsigned long long b = (unsigned long long)__double_as_longlong(t);
-    if (b == kEmpty)
-        b = 0x7ff8000000000000ull;
-    *(volatile unsigned long long *)res = b;
-}
-
-/* the engine's slot accesses (cuda/reduce_kernels.cuh): relaxed, at gpu scope, and never
- * hoisted out of a wait loop (a plain __ldcg was: the loop went, and stale slots were read) */
-__device__ __forceinline__ void slot_store(unsigned long long *p, unsigned long long v)
-{
-    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-
-__device__ __forceinline__ unsigned long long slot_load(const unsigned long long *p)
-{
-    unsigned long long v;
-    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
+/* the engine's own pieces (cuda/reduce_kernels.cuh): the slots' empty mark and their relaxed
+ * accesses (never hoisted out of a wait loop: a first version of this probe spun on __ldcg
+ * loads, which the compiler may hoist, and read stale slots), and the result's store into
+ * mapped memory over the host's empty mark */
+using gpudot::kOutEmpty64;
+using gpudot::kSlotEmpty;
+using gpudot::slot_load;
+using gpudot::slot_store;
+using gpudot::store_marked;
 
 __device__ __forceinline__ double warp_sum(double a)
 {
@@ -117,7 +104,7 @@ __device__ __forceinline__ double run(const double2 *x, const double2 *y, long n
 
 __global__ void __launch_bounds__(kT) slots_kernel(const double2 *x, const double2 *y, long nv,
                                                    unsigned long long *slots, unsigned *ticket,
-                                                   unsigned long long *res)
+                                                   double *res)
 {
     __shared__ bool last;
     __shared__ double own;
@@ -144,21 +131,21 @@ __global__ void __launch_bounds__(kT) slots_kernel(const double2 *x, const doubl
             v = own;
         } else {
             unsigned long long w = slot_load(slots + l);
-            while (w == kEmpty)
+            while (w == kSlotEmpty)
                 w = slot_load(slots + l);
-            slots[l] = kEmpty;
+            slots[l] = kSlotEmpty;
             v = __longlong_as_double((long long)w);
         }
     }
     v = warp_sum(v);
     if (l == 0) {
-        put_val(res, v);
+        store_marked(res, v);
         *ticket = 0;
     }
 }
 
 __global__ void __launch_bounds__(kT) cluster_kernel(const double2 *x, const double2 *y, long nv,
-                                                     unsigned long long *res)
+                                                     double *res)
 {
     __shared__ double sums[16];
     cg::cluster_group cl = cg::this_cluster();
@@ -181,35 +168,12 @@ __global__ void __launch_bounds__(kT) cluster_kernel(const double2 *x, const dou
     double v = l < nb ? sums[l] : 0.0;
     v = warp_sum(v);
     if (l == 0)
-        put_val(res, v);
+        store_marked(res, v);
 }
 
-__global__ void empty_kernel(unsigned long long *res)
+__global__ void empty_kernel(double *res)
 {
-    put_val(res, 1.5);
-}
-
-__global__ void hold_kernel(volatile int *release, int *timed_out)
-{
-    unsigned long long t0, t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    while (!*release) {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-        if (t - t0 > 50000000ull) {
-            *timed_out = 1;
-            return;
-        }
-    }
-}
-
-__global__ void fill(double *p, size_t n, unsigned long long seed)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        unsigned long long h = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
-        h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 29;
-        p[i] = (double)(h >> 11) / 9007199254740992.0 - 0.5;
-    }
+    store_marked(res, 1.5);
 }
 
 struct Variant {
@@ -219,7 +183,8 @@ struct Variant {
 };
 
 static cudaStream_t S;
-static unsigned long long *slots_d, *res_h, *res_d;
+static unsigned long long *slots_d, *res_h;
+static double *res_d;
 static unsigned *ticket_d;
 
 static void launch(const Variant &v, const double *x, const double *y, long n)
@@ -261,7 +226,7 @@ int main()
     CK(cudaFuncSetAttribute(cluster_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     CK(cudaMalloc(&slots_d, 64 * 8));
     {
-        std::vector<unsigned long long> e(64, kEmpty);
+        std::vector<unsigned long long> e(64, kSlotEmpty);
         CK(cudaMemcpy(slots_d, e.data(), 64 * 8, cudaMemcpyHostToDevice));
     }
     CK(cudaMalloc(&ticket_d, 4));
@@ -298,7 +263,7 @@ int main()
         int cold_sets = (int)std::max<size_t>(8, cold_bytes / (2 * n * 8));
         double *d;
         CK(cudaMalloc(&d, (size_t)cold_sets * 2 * n * 8));
-        fill<<<264, 256>>>(d, (size_t)cold_sets * 2 * n, 12345 + n);
+        fill_d<<<264, 256>>>(d, (size_t)cold_sets * 2 * n, (unsigned)(12345 + n));
         CK(cudaDeviceSynchronize());
         std::vector<double> want(cold_sets);
         {
@@ -324,11 +289,11 @@ int main()
                     for (int r = 0; r < 300; r++, k++) {
                         int s = k % sets;
                         const double *x = d + (size_t)s * 2 * n, *y = x + n;
-                        *(volatile unsigned long long *)res_h = kEmpty;
+                        *(volatile unsigned long long *)res_h = kOutEmpty64;
                         std::atomic_thread_fence(std::memory_order_seq_cst);
                         auto t0 = clk::now();
                         launch(vs[vi], x, y, n);
-                        while (*(volatile unsigned long long *)res_h == kEmpty)
+                        while (*(volatile unsigned long long *)res_h == kOutEmpty64)
                             ;
                         double us = std::chrono::duration<double, std::micro>(clk::now() - t0).count();
                         if (round > 0)

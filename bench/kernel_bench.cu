@@ -46,26 +46,6 @@ __global__ void read_ceiling(const float4 *x, const float4 *y, size_t n4, unsign
         atomicAdd(sink, 1ull);
 }
 
-/* uniform random in [-0.5, 0.5) from a hash of the index */
-__global__ void fill_f(float *p, size_t n, unsigned seed)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        unsigned h = (unsigned)(i * 2654435761u) ^ seed;
-        h ^= h >> 13, h *= 0x5bd1e995u, h ^= h >> 15;
-        p[i] = (float)(h & 0xffffff) / 16777216.0f - 0.5f;
-    }
-}
-__global__ void fill_d(double *p, size_t n, unsigned seed)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        unsigned long long h = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
-        h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 29;
-        p[i] = (double)(h >> 11) / 9007199254740992.0 - 0.5;
-    }
-}
-
 struct Stats {
     double med, p10, p90;
 };
@@ -75,25 +55,6 @@ static Stats stats(std::vector<double> v)
     std::sort(v.begin(), v.end());
     size_t n = v.size();
     return {v[n / 2], v[n / 10], v[std::min(n - 1, n * 9 / 10)]};
-}
-
-/* Holds the stream until the host releases it (or 50 ms pass: a timed call that
- * synchronized the device, which no timed call should, would otherwise wait for it forever).
- * NVBench's method: the timed launches and their events are queued behind this kernel, so
- * the events time the GPU's work, not the host's launch cost, which on the H100 VM is
- * 3-4.5 us per launch (build/latency_probe, launch_call) and was inside every kernel row
- * before (a third of the time of a 12 us kernel). */
-__global__ void hold_kernel(volatile int *release, int *timed_out)
-{
-    unsigned long long t0, t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    while (!*release) {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-        if (t - t0 > 50000000ull) {
-            *timed_out = 1;
-            return;
-        }
-    }
 }
 
 /* times (us) of reps launches of f(set), sets rotated, each between two events; batches of
