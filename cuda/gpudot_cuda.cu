@@ -627,7 +627,9 @@ constexpr size_t kPackUnit = (size_t)64 << 10;
  * demoting in 4 or 16 KiB steps interleaved with the memcpy (the pack alone 57-62 GB/s
  * against 42-60 for a unit's memcpy then its demotes, 15-16 threads), in the ring call by
  * call (ring_bench RB_PACK, three runs) -1.2 to -1.8% at single 2^22 and up to +6% at
- * single 2^26 (results/h100-ring-pack-fine-demote-2026-11-24.txt).
+ * single 2^26 (results/h100-ring-pack-fine-demote-2026-11-24.txt); and software prefetch
+ * of the source into L2 (4-16 KiB ahead, the copy in 1 KiB steps), +2.7 to +7.8% at single
+ * 2^22 (results/h100-ring-pack-prefetch-2026-11-24.txt).
  * Elsewhere (no cldemote: AMD, older Intel), the former default: calls of up to
  * kPackNtUpTo bytes of operands pack with non-temporal stores, larger ones with
  * memcpy.  ring_bench, three alternating rounds on one H100 machine, ratio to the pinned
