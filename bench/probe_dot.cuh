@@ -2,8 +2,9 @@
  * The small split dot of the probes (bench/cluster_probe.cu, bench/prequeue_probe.cu): the
  * engine's load pattern (256 threads a block, 16-byte loads, four in flight per thread and
  * operand, the blocks striding through the run together) and its small finish through slots
- * (each block's thread 0 takes a ticket, the others store their block's sum in a slot, the
- * last block's warp 0 merges the slots, lane l block l, by a shuffle tree), with the
+ * (each block's thread 0 takes a ticket; every block but the last to take one stores its
+ * sum in a slot, and the last block's warp 0 merges them, lane l block l, by a shuffle
+ * tree), with the
  * engine's own slot accesses, empty marks and result store (cuda/reduce_kernels.cuh).
  */
 #pragma once
