@@ -2,12 +2,15 @@
  * Shared by the benchmark programs (bench/kernel_bench.cu, latency_probe.cu, call_probe.cu,
  * cluster_probe.cu, hmm_probe.cu): CK (call), the check of a CUDA call (a failure prints
  * where and why, and ends the program; the engine never exits, these are stand-alone
- * tools), hold_kernel, the queue holder of the GPU timings, and the random fills.
+ * tools), stats (the median, 10th and 90th percentile of timings), hold_kernel, the queue
+ * holder of the GPU timings, and the random fills.
  */
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -19,6 +22,18 @@
             exit(1);                                                                       \
         }                                                                                  \
     } while (0)
+
+struct Stats {
+    double med, p10, p90;
+};
+
+/* median, 10th and 90th percentile of v (not empty) */
+static inline Stats stats(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return {v[n / 2], v[n / 10], v[std::min(n - 1, n * 9 / 10)]};
+}
 
 /* Holds the stream until the host releases it (or 50 ms pass: a timed call that
  * synchronized the device, which no timed call should, would otherwise wait for it forever).

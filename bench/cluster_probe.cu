@@ -117,12 +117,11 @@ static void launch(const Variant &v, const double *x, const double *y, long n)
 }
 
 static void report(const char *mode, long n, const char *data, const std::string &name,
-                   std::vector<double> v)
+                   const std::vector<double> &v)
 {
-    std::sort(v.begin(), v.end());
-    size_t k = v.size();
+    Stats s = stats(v);
     printf("%-4s 2^%-2d %-4s %-10s %8.3f %8.3f %8.3f\n", mode, (int)std::lround(std::log2((double)n)),
-           data, name.c_str(), v[k / 2], v[k / 10], v[k * 9 / 10]);
+           data, name.c_str(), s.med, s.p10, s.p90);
     fflush(stdout);
 }
 

@@ -46,17 +46,6 @@ __global__ void read_ceiling(const float4 *x, const float4 *y, size_t n4, unsign
         atomicAdd(sink, 1ull);
 }
 
-struct Stats {
-    double med, p10, p90;
-};
-
-static Stats stats(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return {v[n / 2], v[n / 10], v[std::min(n - 1, n * 9 / 10)]};
-}
-
 /* times (us) of reps launches of f(set), sets rotated, each between two events; batches of
  * kBatch launches queued behind hold_kernel, then released (hold = 0: f waits for the device
  * itself, as a pageable cudaMemcpy does, and each f is timed alone) */

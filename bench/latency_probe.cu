@@ -206,11 +206,10 @@ __global__ void server(Box *box, unsigned *gen, Job *job, double *partials, unsi
     }
 }
 
-static void report(const char *what, std::vector<double> v)
+static void report(const char *what, const std::vector<double> &v)
 {
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    printf("%-14s %9.2f %9.2f %9.2f\n", what, v[n / 2], v[n / 10], v[n * 9 / 10]);
+    Stats s = stats(v);
+    printf("%-14s %9.2f %9.2f %9.2f\n", what, s.med, s.p10, s.p90);
     fflush(stdout);
 }
 

@@ -71,11 +71,10 @@ __global__ void __launch_bounds__(kT) dot_kernel(DotArgs a0, const DotArgs *mapp
     slots_finish(run(sa.x, sa.y, sa.nv, blockIdx.x * kT + threadIdx.x, gridDim.x * kT), slots, ticket, res);
 }
 
-static void report(const char *what, std::vector<double> v)
+static void report(const char *what, const std::vector<double> &v)
 {
-    std::sort(v.begin(), v.end());
-    size_t k = v.size();
-    printf("%-14s %8.3f %8.3f %8.3f\n", what, v[k / 2], v[k / 10], v[k * 9 / 10]);
+    Stats s = stats(v);
+    printf("%-14s %8.3f %8.3f %8.3f\n", what, s.med, s.p10, s.p90);
     fflush(stdout);
 }
 
