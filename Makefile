@@ -22,21 +22,30 @@ OCTFLAGS := --no-history --no-init-file --no-site-file
 BUILD   := build
 MEX     := $(BUILD)/__gpudot__.mex
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
 export CUDA_HOME NVCC MKOCTFILE
 
 all: $(MEX)
 
-# Octave and its headers, from Debian's packages, where missing.
+# Octave and its headers, from Debian's packages, where missing; and where nvcc rejects
+# the default g++ (newer than it supports), the newest g++-N that it accepts.
 deps:
 	@command -v $(MKOCTFILE) >/dev/null 2>&1 && command -v $(OCTAVE) >/dev/null 2>&1 || { \
-	  echo "gpudot: installing octave and liboctave-dev"; \
+	  echo "gpudot: installing octave and octave-dev (Debian packages)"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
-	    octave liboctave-dev >/dev/null; }
+	    octave octave-dev >/dev/null; }
+	@need=$$(GPUDOT_PROBE_NEEDS=1 NVCC='$(NVCC)' sh cuda/configure-cuda.sh 2>/dev/null); \
+	if [ -n "$$need" ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "gpudot: nvcc needs an older host compiler: installing $$need"; \
+	  $(SUDO) apt-get update -qq; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
+	    $$need >/dev/null || echo "gpudot: could not install $$need: the CPU engine only"; \
+	fi
 
 $(MEX): deps FORCE
-	@$(MAKE) --no-print-directory -f mex.mk SRC=. OUT=$(BUILD) LINK_ENTRIES=1
+	@$(MAKE) --no-print-directory -j$(JOBS) -f mex.mk SRC=. OUT=$(BUILD) LINK_ENTRIES=1
 
 check: $(MEX)
 	GPUDOT_MEXDIR=$(BUILD) $(OCTAVE) $(OCTFLAGS) tests/run_tests.m
@@ -112,8 +121,9 @@ DIST := $(BUILD)/dist/$(NAME)-$(VERSION)
 dist: deps
 	rm -rf $(BUILD)/dist && mkdir -p $(DIST)/inst $(DIST)/src
 	cp -r m/. $(DIST)/inst/
+	awk -f mex/classdef_help.awk m/garray.m > $(DIST)/inst/garray.m
 	cp -r mex cpu cuda include $(DIST)/src/
-	cp mex.mk $(DIST)/src/Makefile
+	{ echo "GPUDOT_PACKAGE ?= 1"; cat mex.mk; } > $(DIST)/src/Makefile
 	printf "__gpudot__.mex\ngdot.oct\ngnorm.oct\ngcosine.oct\n__gpudot_undispatch__.oct\n" > $(DIST)/src/FILES
 	cp DESCRIPTION INDEX COPYING README.md post_install.m $(DIST)/
 	tar --sort=name --mtime="$(DATE) 00:00Z" --owner=0 --group=0 --numeric-owner \

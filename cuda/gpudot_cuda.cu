@@ -20,6 +20,7 @@
 #endif
 
 #include "ladder_kernels.cuh"
+#include "launch.cuh"
 #include "reduce_kernels.cuh"
 #include "gpudot.h"
 
@@ -59,8 +60,6 @@ struct Engine {
     char lost_msg[640] = "";
 } E;
 
-/* Blocks per SM for kThreads = 256: 8 blocks x 8 warps = 64 warps, a full H100/A100 SM. */
-constexpr int kBlocksPerSM = 8;
 /* Column runs at least this long get split over several blocks; shorter runs get one warp
  * each.  4096 elements = 16 KiB per operand in single: one warp's 16 loads in flight cover
  * it in a few round trips. */
@@ -204,12 +203,7 @@ size_t held()
            (E.mapped ? kMappedBytes : 0) + ring_bytes();
 }
 
-/* ---- launch: one kernel per (type, mode, complexity) chosen at run time ---- */
-
-struct Launch {
-    int kind; /* 0 split columns, 1 warp columns, 2 rows */
-    dim3 grid;
-};
+/* ---- launch: one kernel per (op, type, mode, complexity) chosen at run time ---- */
 
 /* The engine's kernels launch through the driver's cuLaunchKernel, found once through the
  * runtime (no link against libcuda), with each kernel's CUfunction looked up on its first
@@ -220,9 +214,6 @@ struct Launch {
  * calling thread launches (the ring's pool threads pack), so the cached lookups need no
  * lock.  The driver's errors have the runtime's numbers (CUDA_ERROR_INVALID_VALUE is
  * cudaErrorInvalidValue, ...): E.launch_err carries one to run_kernel's check. */
-typedef CUresult (*cu_launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                 unsigned, unsigned, CUstream, void **, void **);
-
 cu_launch_fn cu_launch()
 {
     static cu_launch_fn f = nullptr;
@@ -240,165 +231,19 @@ cu_launch_fn cu_launch()
     return f;
 }
 
-template <auto Kern, class Op> void kl(dim3 grid, Args p, Op op)
-{
-    static CUfunction f = nullptr;
-    cu_launch_fn drv = E.runtime_launch ? nullptr : cu_launch();
-    if (drv && !f) {
-        cudaFunction_t g;
-        if (cudaGetFuncBySymbol(&g, (const void *)Kern) == cudaSuccess)
-            f = (CUfunction)g;
-        cudaGetLastError();
-    }
-    if (drv && f) {
-        void *a[] = {&p, &op};
-        CUresult r = drv(f, grid.x, grid.y, grid.z, kThreads, 1, 1, 0, (CUstream)E.stream, a, nullptr);
-        if (r != CUDA_SUCCESS)
-            E.launch_err = (cudaError_t)r;
-        return;
-    }
-    Kern<<<grid, kThreads, 0, E.stream>>>(p, op);
-}
-
-/* Blocks of each kernel that fit one SM, from the occupancy calculator (once per kernel):
- * plan_launch assumes kBlocksPerSM, and a kernel whose registers allow fewer would run its
- * grid in more than one wave, the last partly empty.  Grids only shrink here, so the
- * workspace sized for the plan suffices. */
-template <class Op> void launch_op(const Launch &L0, const Args &p0, const Op &op)
-{
-    static int occ[3] = {0, 0, 0};
-    Launch L = L0;
-    Args p = p0;
-    if (!occ[L.kind]) {
-        int o = 0;
-        if (L.kind == 0)
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, columns_split<Op>, kThreads, 0);
-        else if (L.kind == 1)
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, columns_warp<Op>, kThreads, 0);
-        else
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, rows<Op>, kThreads, 0);
-        cudaGetLastError();
-        occ[L.kind] = o > 0 ? o : 1;
-    }
-    int64_t tb = (int64_t)occ[L.kind] * E.prop.multiProcessorCount;
-    if (occ[L.kind] < kBlocksPerSM) {
-        if (L.kind == 0 && p.na * p.splits > tb) {
-            int64_t s = (tb + p.na - 1) / p.na;
-            p.splits = (int)(s < 1 ? 1 : s < p.splits ? s : p.splits);
-            L.grid = dim3((unsigned)(p.na * p.splits));
-        } else if (L.kind == 2 && (int64_t)L.grid.x * L.grid.y > tb && L.grid.y > 1) {
-            int64_t s = tb / L.grid.x;
-            p.splits = (int)(s < 1 ? 1 : s < p.splits ? s : p.splits);
-            L.grid.y = (unsigned)p.splits;
-        }
-    }
-    if (L.kind == 0) {
-        if constexpr (has_small_finish<Op>())
-            if (p.splits <= kSmallSplits) {
-                kl<columns_split<Op, true>>(L.grid, p, op);
-                return;
-            }
-        kl<columns_split<Op>>(L.grid, p, op);
-    } else if (L.kind == 1)
-        kl<columns_warp<Op>>(L.grid, p, op);
-    else
-        kl<rows<Op>>(L.grid, p, op);
-}
-
-/* One functor per op; go<T, A, COMP>() picks the rest of the template arguments. */
-struct DotLaunch {
-    template <typename T, typename A, bool COMPM>
-    static void go(const Launch &L, const Args &p, const gpudot_dot_req *r)
-    {
-        constexpr int M = COMPM ? COMP : sizeof(A) == 4 ? NATIVE_F : PLAIN_D;
-        if (r->cx && r->cy)
-            launch_op(L, p, DotOp<T, M, true, true>{});
-        else if (r->cx)
-            launch_op(L, p, DotOp<T, M, true, false>{});
-        else if (r->cy)
-            launch_op(L, p, DotOp<T, M, false, true>{});
-        else
-            launch_op(L, p, DotOp<T, M, false, false>{});
-    }
-};
-
-struct NormLaunch {
-    template <typename T, typename A, bool COMPM, bool CX>
-    static void go_cx(const Launch &L, const Args &p, const gpudot_dot_req *r)
-    {
-        /* the fast 2-norm, 1 and Inf get code of their own; the rest (Blue's 2-norm, run
-         * only where the fast one cannot vouch for its result, and other p) share one kernel
-         * with the kind at run time */
-        A pv = (A)r->p;
-        if (r->pk == GD_P_SSQ || r->pk == GD_P_SSQX)
-            launch_op(L, p, NormOp<T, A, GD_P_SSQ, COMPM, CX>{r->pk, pv});
-        else if (r->pk == GD_P_ONE)
-            launch_op(L, p, NormOp<T, A, GD_P_ONE, COMPM, CX>{r->pk, pv});
-        else if (r->pk == GD_P_INF)
-            launch_op(L, p, NormOp<T, A, GD_P_INF, COMPM, CX>{r->pk, pv});
-        else
-            launch_op(L, p, NormOp<T, A, -1, COMPM, CX>{r->pk, pv});
-    }
-    template <typename T, typename A, bool COMPM>
-    static void go(const Launch &L, const Args &p, const gpudot_dot_req *r)
-    {
-        if (r->cx)
-            go_cx<T, A, COMPM, true>(L, p, r);
-        else
-            go_cx<T, A, COMPM, false>(L, p, r);
-    }
-};
-
-struct CosLaunch {
-    template <typename T, typename A, bool COMPM, bool FAST>
-    static void go_f(const Launch &L, const Args &p, const gpudot_dot_req *r)
-    {
-        if (r->cx && r->cy)
-            launch_op(L, p, CosOp<T, A, COMPM, true, true, FAST>{r->fast});
-        else if (r->cx)
-            launch_op(L, p, CosOp<T, A, COMPM, true, false, FAST>{r->fast});
-        else if (r->cy)
-            launch_op(L, p, CosOp<T, A, COMPM, false, true, FAST>{r->fast});
-        else
-            launch_op(L, p, CosOp<T, A, COMPM, false, false, FAST>{r->fast});
-    }
-    template <typename T, typename A, bool COMPM>
-    static void go(const Launch &L, const Args &p, const gpudot_dot_req *r)
-    {
-        if (r->fast)
-            go_f<T, A, COMPM, true>(L, p, r);
-        else
-            go_f<T, A, COMPM, false>(L, p, r);
-    }
-};
-
-/* Element type, accumulator type and compensation from the request's type and mode:
- * single "native" accumulates in float, everything else in double. */
-template <class F> void by_mode(const Launch &L, const Args &p, const gpudot_dot_req *r)
-{
-    if (r->type == GPUDOT_F32) {
-        if (r->accum == GPUDOT_ACC_NATIVE)
-            F::template go<float, float, false>(L, p, r);
-        else if (r->accum == GPUDOT_ACC_DOUBLE)
-            F::template go<float, double, false>(L, p, r);
-        else
-            F::template go<float, double, true>(L, p, r);
-    } else {
-        if (r->accum == GPUDOT_ACC_COMP)
-            F::template go<double, double, true>(L, p, r);
-        else
-            F::template go<double, double, false>(L, p, r);
-    }
-}
-
+/* The launcher of r's op and element type (cuda/kernels.cu, one object per pair); a
+ * launch error the driver returns lands in E.launch_err. */
 void launch_any(const Launch &L, const Args &p, const gpudot_dot_req *r)
 {
-    if (r->op == GPUDOT_OP_DOT)
-        by_mode<DotLaunch>(L, p, r);
-    else if (r->op == GPUDOT_OP_NORM)
-        by_mode<NormLaunch>(L, p, r);
-    else
-        by_mode<CosLaunch>(L, p, r);
+    static launch_fn const fns[3][2] = {{launch_dot_f32, launch_dot_f64},
+                                        {launch_norm_f32, launch_norm_f64},
+                                        {launch_cos_f32, launch_cos_f64}};
+    int op = r->op == GPUDOT_OP_DOT ? 0 : r->op == GPUDOT_OP_NORM ? 1 : 2;
+    LaunchCtx c{E.stream, E.runtime_launch ? nullptr : cu_launch(), E.prop.multiProcessorCount,
+                cudaSuccess};
+    fns[op][r->type == GPUDOT_F64](c, L, p, r);
+    if (c.err != cudaSuccess)
+        E.launch_err = c.err;
 }
 
 /* A single output (na == 1) whose run (vecs: 16-byte vectors of its wider operand) is

@@ -1,10 +1,6 @@
 ## Copyright (C) 2026 gpudot developers
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
-## (The help is inside the classdef: Octave 7 reads a class's help from the comment right
-## after the classdef line, not before it.)
-
-classdef garray < handle
 ## -*- texinfo -*-
 ## @deftypefn  {} {@var{g} =} garray (@var{x})
 ## Copy @var{x} to the GPU once, to reduce it there many times.
@@ -44,6 +40,8 @@ classdef garray < handle
 ##
 ## @seealso{gather, gdot, gnorm, gcosine, gpudot_info}
 ## @end deftypefn
+
+classdef garray < handle
 
   properties (SetAccess = private, Hidden = true)
     ## What gdot, gnorm and gcosine hand to the gateway: struct ("garray_id", id) for

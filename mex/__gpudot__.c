@@ -37,12 +37,11 @@
 #include <strings.h>
 
 #include "mex.h"
-#include "octave-config.h"
-#include "quit.h"
 
 #include "gpudot.h"
 #include "gpudot_entry.h"
 #include "gpudot_math.h"
+#include "octave_interrupt.h"
 
 #define MAXDIMS 64
 
@@ -237,11 +236,6 @@ static size_t count_arg(const char *op, const mxArray *a)
     if (!a || !mxIsNumeric(a) || mxGetNumberOfElements(a) != 1 || !(mxGetScalar(a) >= 0))
         gd_error("gpudot:badOption", "__gpudot__: %s needs bytes >= 0", op);
     return (size_t)mxGetScalar(a);
-}
-
-static int poll_interrupt(void)
-{
-    return octave_interrupt_state > 0;
 }
 
 static char *get_string(const mxArray *a)
@@ -943,7 +937,7 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
         r.out = tmp_out = mxMalloc((size_t)(nout * ocomp) * sizeof(double));
 
     GPUDOT_MARK(GPUDOT_STAGE_PREPARE);
-    gpudot_status st = gpu ? gpudot_cuda_dot(&r, poll_interrupt) : gpudot_cpu_dot(&r, poll_interrupt);
+    gpudot_status st = gpu ? gpudot_cuda_dot(&r, gpudot_interrupt_pending) : gpudot_cpu_dot(&r, gpudot_interrupt_pending);
     GPUDOT_MARK(GPUDOT_STAGE_ENGINE_EXIT);
     if (st == GPUDOT_OK && tmp_out) {
         for (int64_t i = 0; i < nout * ocomp; i++)
@@ -958,7 +952,7 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     if (gpu)
         update_lock();
     if (st == GPUDOT_INTERRUPTED)
-        octave_interrupt_state = 0;
+        gpudot_interrupt_clear();
     if (st != GPUDOT_OK)
         raise_status(fn, st, gpu ? gpudot_cuda_last_error() : "");
 }
@@ -1076,7 +1070,7 @@ gpudot_status gpudot_entry_vector(gpudot_op op, int single, int cx, int cy, cons
     r.x_dev = dev;
     r.y_dev = has_y && dev;
     r.out = out;
-    return dev ? gpudot_cuda_dot(&r, poll_interrupt) : gpudot_cpu_dot(&r, poll_interrupt);
+    return dev ? gpudot_cuda_dot(&r, gpudot_interrupt_pending) : gpudot_cpu_dot(&r, gpudot_interrupt_pending);
 }
 
 /* ---- garray ops ---- */

@@ -151,8 +151,9 @@
 %! assert (gpudot_info ().garrays, n0);
 %!test
 %! ## clear functions keeps the MEX (locked while garrays live); clear all frees them
-%! dirs = sprintf ("addpath ('%s', '%s', '%s');", fileparts (which ("garray")),
-%!                 fileparts (which ("gdot")), fileparts (which ("__gpudot__")));
+%! dirs = sprintf ("addpath ('%s', '%s', '%s', '%s');", fileparts (which ("garray")),
+%!                 fileparts (which ("gdot")), fileparts (which ("__gpudot__")),
+%!                 fileparts (which ("gpudot_info")));
 %! code = [dirs "warning ('off', 'all'); g = garray (randn (100, 1)); x = gather (g);" ...
 %!         "clear functions; assert (gdot (g, g), x' * x, -1e-12); assert (mislocked ('__gpudot__'));" ...
 %!         "clear all; s = gpudot_info (); assert (s.garrays, 0); disp ('clear-ok');"];

@@ -1,0 +1,175 @@
+/*
+ * The launchers of one (op, element type) pair: mex.mk compiles this file once per pair
+ * with GPUDOT_KERNELS_OP (DotLaunch, NormLaunch or CosLaunch), GPUDOT_KERNELS_F64 (0
+ * or 1) and GPUDOT_KERNELS_LAUNCHER (its name in launch.cuh), so that the pairs' kernels compile in
+ * parallel.  Each launcher picks one kernel per (mode, complexity) at run time.
+ */
+#include "launch.cuh"
+
+namespace gpudot {
+namespace {
+
+template <auto Kern, class Op> void kl(LaunchCtx &c, dim3 grid, Args p, Op op)
+{
+    static CUfunction f = nullptr;
+    cu_launch_fn drv = c.drv;
+    if (drv && !f) {
+        cudaFunction_t g;
+        if (cudaGetFuncBySymbol(&g, (const void *)Kern) == cudaSuccess)
+            f = (CUfunction)g;
+        cudaGetLastError();
+    }
+    if (drv && f) {
+        void *a[] = {&p, &op};
+        CUresult r = drv(f, grid.x, grid.y, grid.z, kThreads, 1, 1, 0, (CUstream)c.stream, a, nullptr);
+        if (r != CUDA_SUCCESS)
+            c.err = (cudaError_t)r;
+        return;
+    }
+    Kern<<<grid, kThreads, 0, c.stream>>>(p, op);
+}
+
+/* Blocks of each kernel that fit one SM, from the occupancy calculator (once per kernel):
+ * plan_launch assumes kBlocksPerSM, and a kernel whose registers allow fewer would run its
+ * grid in more than one wave, the last partly empty.  Grids only shrink here, so the
+ * workspace sized for the plan suffices. */
+template <class Op> void launch_op(LaunchCtx &c, const Launch &L0, const Args &p0, const Op &op)
+{
+    static int occ[3] = {0, 0, 0};
+    Launch L = L0;
+    Args p = p0;
+    if (!occ[L.kind]) {
+        int o = 0;
+        if (L.kind == 0)
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, columns_split<Op>, kThreads, 0);
+        else if (L.kind == 1)
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, columns_warp<Op>, kThreads, 0);
+        else
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, rows<Op>, kThreads, 0);
+        cudaGetLastError();
+        occ[L.kind] = o > 0 ? o : 1;
+    }
+    int64_t tb = (int64_t)occ[L.kind] * c.sm_count;
+    if (occ[L.kind] < kBlocksPerSM) {
+        if (L.kind == 0 && p.na * p.splits > tb) {
+            int64_t s = (tb + p.na - 1) / p.na;
+            p.splits = (int)(s < 1 ? 1 : s < p.splits ? s : p.splits);
+            L.grid = dim3((unsigned)(p.na * p.splits));
+        } else if (L.kind == 2 && (int64_t)L.grid.x * L.grid.y > tb && L.grid.y > 1) {
+            int64_t s = tb / L.grid.x;
+            p.splits = (int)(s < 1 ? 1 : s < p.splits ? s : p.splits);
+            L.grid.y = (unsigned)p.splits;
+        }
+    }
+    if (L.kind == 0) {
+        if constexpr (has_small_finish<Op>())
+            if (p.splits <= kSmallSplits) {
+                kl<columns_split<Op, true>>(c, L.grid, p, op);
+                return;
+            }
+        kl<columns_split<Op>>(c, L.grid, p, op);
+    } else if (L.kind == 1)
+        kl<columns_warp<Op>>(c, L.grid, p, op);
+    else
+        kl<rows<Op>>(c, L.grid, p, op);
+}
+
+/* One functor per op; go<T, A, COMP>() picks the rest of the template arguments. */
+struct DotLaunch {
+    template <typename T, typename A, bool COMPM>
+    static void go(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r)
+    {
+        constexpr int M = COMPM ? COMP : sizeof(A) == 4 ? NATIVE_F : PLAIN_D;
+        if (r->cx && r->cy)
+            launch_op(c, L, p, DotOp<T, M, true, true>{});
+        else if (r->cx)
+            launch_op(c, L, p, DotOp<T, M, true, false>{});
+        else if (r->cy)
+            launch_op(c, L, p, DotOp<T, M, false, true>{});
+        else
+            launch_op(c, L, p, DotOp<T, M, false, false>{});
+    }
+};
+
+struct NormLaunch {
+    template <typename T, typename A, bool COMPM, bool CX>
+    static void go_cx(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r)
+    {
+        /* the fast 2-norm, 1 and Inf get code of their own; the rest (Blue's 2-norm, run
+         * only where the fast one cannot vouch for its result, and other p) share one kernel
+         * with the kind at run time */
+        A pv = (A)r->p;
+        if (r->pk == GD_P_SSQ || r->pk == GD_P_SSQX)
+            launch_op(c, L, p, NormOp<T, A, GD_P_SSQ, COMPM, CX>{r->pk, pv});
+        else if (r->pk == GD_P_ONE)
+            launch_op(c, L, p, NormOp<T, A, GD_P_ONE, COMPM, CX>{r->pk, pv});
+        else if (r->pk == GD_P_INF)
+            launch_op(c, L, p, NormOp<T, A, GD_P_INF, COMPM, CX>{r->pk, pv});
+        else
+            launch_op(c, L, p, NormOp<T, A, -1, COMPM, CX>{r->pk, pv});
+    }
+    template <typename T, typename A, bool COMPM>
+    static void go(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r)
+    {
+        if (r->cx)
+            go_cx<T, A, COMPM, true>(c, L, p, r);
+        else
+            go_cx<T, A, COMPM, false>(c, L, p, r);
+    }
+};
+
+struct CosLaunch {
+    template <typename T, typename A, bool COMPM, bool FAST>
+    static void go_f(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r)
+    {
+        if (r->cx && r->cy)
+            launch_op(c, L, p, CosOp<T, A, COMPM, true, true, FAST>{r->fast});
+        else if (r->cx)
+            launch_op(c, L, p, CosOp<T, A, COMPM, true, false, FAST>{r->fast});
+        else if (r->cy)
+            launch_op(c, L, p, CosOp<T, A, COMPM, false, true, FAST>{r->fast});
+        else
+            launch_op(c, L, p, CosOp<T, A, COMPM, false, false, FAST>{r->fast});
+    }
+    template <typename T, typename A, bool COMPM>
+    static void go(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r)
+    {
+        if (r->fast)
+            go_f<T, A, COMPM, true>(c, L, p, r);
+        else
+            go_f<T, A, COMPM, false>(c, L, p, r);
+    }
+};
+
+/* Accumulator type and compensation from the request's mode: single "native"
+ * accumulates in float, everything else in double. */
+template <class F> void by_mode_f32(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r)
+{
+    if (r->accum == GPUDOT_ACC_NATIVE)
+        F::template go<float, float, false>(c, L, p, r);
+    else if (r->accum == GPUDOT_ACC_DOUBLE)
+        F::template go<float, double, false>(c, L, p, r);
+    else
+        F::template go<float, double, true>(c, L, p, r);
+}
+
+template <class F> void by_mode_f64(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r)
+{
+    if (r->accum == GPUDOT_ACC_COMP)
+        F::template go<double, double, true>(c, L, p, r);
+    else
+        F::template go<double, double, false>(c, L, p, r);
+}
+
+} // namespace
+
+void GPUDOT_KERNELS_LAUNCHER(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r)
+{
+#if GPUDOT_KERNELS_F64
+    by_mode_f64<GPUDOT_KERNELS_OP>(c, L, p, r);
+#else
+    by_mode_f32<GPUDOT_KERNELS_OP>(c, L, p, r);
+#endif
+}
+
+} // namespace gpudot

@@ -1,0 +1,45 @@
+/*
+ * Launching the reduction kernels (internal to the CUDA engine).  The kernels of each
+ * (op, element type) pair compile in a translation unit of their own: cuda/kernels.cu,
+ * built once per pair by mex.mk, so that they compile in parallel.  The host code
+ * (gpudot_cuda.cu) plans a launch and calls the pair's launcher.
+ */
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include "gpudot.h"
+#include "reduce_kernels.cuh"
+
+namespace gpudot {
+
+/* Blocks per SM for kThreads = 256: 8 blocks x 8 warps = 64 warps, a full H100/A100 SM. */
+constexpr int kBlocksPerSM = 8;
+
+struct Launch {
+    int kind; /* 0 split columns, 1 warp columns, 2 rows */
+    dim3 grid;
+};
+
+/* The driver's cuLaunchKernel (found once through the runtime, see cu_launch). */
+typedef CUresult (*cu_launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                 unsigned, unsigned, CUstream, void **, void **);
+
+struct LaunchCtx {
+    cudaStream_t stream;
+    cu_launch_fn drv; /* null: launch through the runtime (<<<>>>) */
+    int sm_count;
+    cudaError_t err; /* what cuLaunchKernel returned, where it failed */
+};
+
+typedef void (*launch_fn)(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r);
+
+void launch_dot_f32(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r);
+void launch_dot_f64(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r);
+void launch_norm_f32(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r);
+void launch_norm_f64(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r);
+void launch_cos_f32(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r);
+void launch_cos_f64(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r);
+
+} // namespace gpudot
