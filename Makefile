@@ -11,6 +11,8 @@
 #   make check-big  GPU machine: 2^32 + 3 elements, a host vector beyond device memory
 #   make dist       gpudot-VERSION.tar.gz for `pkg install`
 #   make check-dist build the tarball, pkg install it into a scratch prefix, pkg load, test
+#   make check-distro  check and check-dist on Debian sid's Octave (DISTRO=trixie: 9.4) in a
+#                   debootstrap chroot, CUDA bind-mounted read-only (root; CI)
 NAME    := gpudot
 VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
 DATE    := $(shell sed -n 's/^Date: *//p' DESCRIPTION)
@@ -137,9 +139,15 @@ check-dist: dist
 	  $(OCTAVE) $(OCTFLAGS) tests/pkg_install_check.m
 	GPUDOT_PKG_PREFIX=$(CURDIR)/$(BUILD)/pkgroot $(OCTAVE) $(OCTFLAGS) tests/run_tests.m
 
+# Another Debian release's Octave: a chroot from Debian's packages, kept in
+# /var/tmp/gpudot-chroot/$(DISTRO) between runs (tests/distro_check.sh).
+DISTRO ?= sid
+check-distro:
+	CUDA_HOME=$(CUDA_HOME) tests/distro_check.sh $(DISTRO)
+
 clean:
 	@$(MAKE) --no-print-directory -f mex.mk SRC=. OUT=$(BUILD) clean
 	rm -rf $(BUILD) $(NAME)-*.tar.gz
 
 FORCE:
-.PHONY: all deps plot-deps check check-valgrind check-pool soak check-sanitize check-big demo bench dist check-dist clean FORCE
+.PHONY: all deps plot-deps check check-valgrind check-pool soak check-sanitize check-big demo bench dist check-dist check-distro clean FORCE

@@ -40,8 +40,8 @@ if [ ! -f "$root/.gpudot-ready" ]; then
 fi
 
 mount -t proc proc "$root/proc" && mounts="$root/proc $mounts"
-bind /sys "$root/sys"
-bind /dev "$root/dev"
+mount --rbind /sys "$root/sys" && mounts="$root/sys $mounts"
+mount --rbind /dev "$root/dev" && mounts="$root/dev $mounts"
 [ -d "$cuda" ] && bind "$cuda" "$root$cuda" ro
 
 # What a user starts from: a compiler and make; `make` itself installs Octave.

@@ -3,7 +3,9 @@
 prefix = getenv ("GPUDOT_PKG_PREFIX");
 pkg ("prefix", prefix, prefix);
 pkg ("local_list", fullfile (prefix, "octave_packages"));
+t0 = tic ();
 pkg ("install", "-local", getenv ("GPUDOT_TARBALL"));
+printf ("pkg install: %.0f s\n", toc (t0));
 pkg ("load", "gpudot");
 warning ("off", "gpudot:noDevice");
 s = gpudot_info ();
