@@ -45,14 +45,17 @@ $(CONFIG): $(SRC)/cuda/configure-cuda.sh | $(OBJ)
 NVCC_FLAGS = -std=c++17 -O3 --threads $(NVCC_THREADS) $(NVCC_HOST) -Xcompiler -fPIC,-fopenmp \
              -I$(SRC)/include $(DEFS) $(NVCC_GENCODE)
 
+ENGINE_HEADERS := $(addprefix $(SRC)/include/,gpudot.h gpudot_engine.h gpudot_hooks.h gpudot_math.h)
+
 # The kernels of each (op, element type) pair: cuda/kernels.cu, once per pair, so that
 # they compile in parallel (make -j).
 KERNEL_PAIRS := dot_f32 dot_f64 norm_f32 norm_f64 cos_f32 cos_f64
-CUDA_HEADERS := $(SRC)/cuda/launch.cuh $(SRC)/cuda/reduce_kernels.cuh $(SRC)/include/gpudot.h \
-                $(SRC)/include/gpudot_math.h
+CUDA_HOST := engine plan ring ladder
+CUDA_HEADERS := $(SRC)/cuda/launch.cuh $(SRC)/cuda/reduce_kernels.cuh $(SRC)/cuda/tuning.h \
+                $(ENGINE_HEADERS)
 ENGINE_OBJS := $(OBJ)/gpudot_common.o $(OBJ)/gpudot_pool.o $(OBJ)/gpudot_cpu.o $(OBJ)/gpudot_cpu_ops.o $(OBJ)/gpudot_pack.o
 ifeq ($(HAVE_NVCC),yes)
-ENGINE_OBJS += $(OBJ)/gpudot_cuda.o $(foreach k,$(KERNEL_PAIRS),$(OBJ)/kernels_$(k).o)
+ENGINE_OBJS += $(foreach f,$(CUDA_HOST),$(OBJ)/$(f).o) $(foreach k,$(KERNEL_PAIRS),$(OBJ)/kernels_$(k).o)
 ENGINE_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
 else
 ENGINE_OBJS += $(OBJ)/gpudot_nocuda.o
@@ -87,11 +90,13 @@ endif
 $(OBJ):
 	@mkdir -p $@
 
-$(OBJ)/%.o: $(SRC)/cpu/%.c $(SRC)/cpu/gpudot_fast_loop.h $(SRC)/include/gpudot.h $(SRC)/include/gpudot_math.h | $(OBJ)
+$(OBJ)/%.o: $(SRC)/cpu/%.c $(SRC)/cpu/gpudot_fast_loop.h $(ENGINE_HEADERS) | $(OBJ)
 	$(call run,cc $(notdir $<),$(CC) $(CFLAGS_ENGINE) -c $< -o $@)
 
-$(OBJ)/gpudot_cuda.o: $(SRC)/cuda/gpudot_cuda.cu $(SRC)/cuda/ladder_kernels.cuh $(CUDA_HEADERS) \
-                      $(CONFIG) | $(OBJ)
+# The engine's host code by job (cuda/engine.cuh says which); the ladder's kernels are
+# #included by ladder.cu alone.
+$(OBJ)/ladder.o: $(SRC)/cuda/ladder_kernels.cuh
+$(OBJ)/%.o: $(SRC)/cuda/%.cu $(SRC)/cuda/engine.cuh $(CUDA_HEADERS) $(CONFIG) | $(OBJ)
 	$(call run,nvcc $(notdir $<),$(NVCC) $(NVCC_FLAGS) -c $< -o $@)
 
 launcher_op = $(if $(filter dot_%,$1),DotLaunch,$(if $(filter norm_%,$1),NormLaunch,CosLaunch))
@@ -103,10 +108,14 @@ $(OBJ)/kernels_%.o: $(SRC)/cuda/kernels.cu $(CUDA_HEADERS) $(CONFIG) | $(OBJ)
 $(OBJ)/octave_interrupt.o: $(SRC)/mex/octave_interrupt.cc $(SRC)/mex/octave_interrupt.h | $(OBJ)
 	$(call run,mkoctfile $(notdir $<),$(MKOCTFILE) -c $< -o $@)
 
-$(MEX): $(SRC)/mex/__gpudot__.c $(SRC)/mex/gpudot_entry.h $(SRC)/mex/octave_interrupt.h \
-        $(SRC)/include/gpudot.h $(SRC)/include/gpudot_math.h $(ENGINE_OBJS) $(OBJ)/octave_interrupt.o
+$(OBJ)/hooks.o: $(SRC)/mex/hooks.c $(SRC)/mex/gateway.h $(ENGINE_HEADERS) | $(OBJ)
+	$(call run,mkoctfile hooks.c,$(MKOCTFILE) --mex -R2018a -I$(SRC)/include -c $< -o $@)
+
+$(MEX): $(SRC)/mex/__gpudot__.c $(OBJ)/hooks.o $(SRC)/mex/gateway.h $(SRC)/mex/gpudot_entry.h \
+        $(SRC)/mex/octave_interrupt.h \
+        $(ENGINE_HEADERS) $(ENGINE_OBJS) $(OBJ)/octave_interrupt.o
 	$(call run,mkoctfile --mex __gpudot__.c,$(MKOCTFILE) --mex -R2018a -I$(SRC)/include $(DEFS) \
-	    -o $@ $(SRC)/mex/__gpudot__.c $(ENGINE_OBJS) $(OBJ)/octave_interrupt.o $(ENGINE_LIBS) \
+	    -o $@ $(SRC)/mex/__gpudot__.c $(OBJ)/hooks.o $(ENGINE_OBJS) $(OBJ)/octave_interrupt.o $(ENGINE_LIBS) \
 	    -lgomp -L$(OCTLIBDIR) -loctinterp -loctave -Wl$(comma)--no-undefined)
 
 $(OBJ)/gpudot_help.h: $(SRC)/mex/help_string.awk $(foreach f,$(ENTRIES),$(HELPDIR)/$(f).m) | $(OBJ)
@@ -116,7 +125,7 @@ $(OBJ)/gpudot_help.h: $(SRC)/mex/help_string.awk $(foreach f,$(ENTRIES),$(HELPDI
 # Linked against the MEX by file name, found beside it at load time ($$ORIGIN; escaped once
 # for this shell and once for mkoctfile's), so the dynamic loader maps the one library that
 # Octave loads as __gpudot__.
-$(OUT)/gdot.oct: $(SRC)/mex/gpudot_entry.cc $(SRC)/mex/gpudot_entry.h $(SRC)/include/gpudot.h \
+$(OUT)/gdot.oct: $(SRC)/mex/gpudot_entry.cc $(SRC)/mex/gpudot_entry.h $(ENGINE_HEADERS) \
                  $(OBJ)/gpudot_help.h $(MEX)
 	$(call run,mkoctfile gpudot_entry.cc,$(MKOCTFILE) -I$(SRC)/include -I$(SRC)/mex -I$(OBJ) \
 	    -o $@ $(SRC)/mex/gpudot_entry.cc -L$(OUT) -l:__gpudot__.mex '-Wl$(comma)-rpath$(comma)\$$ORIGIN' \

@@ -20,7 +20,7 @@
  *                into device memory, no wait): the launch's share of the call
  *   <op>         the whole engine call: set-up, launch, the kernel, the wait, the copy out
  *   <op>_sN / _dN  the same on N singles / doubles, around the plans' edges (one warp, one
- *                block, split runs: kOneBlockVecs in cuda/gpudot_cuda.cu)
+ *                block, split runs: kOneBlockVecs in cuda/tuning.h)
  * Rounds alternate the rows (8 rounds of 2500 calls each); median, p10, p90 in us.  One
  * input set, as the Octave benchmark's small calls (L2 holds these sizes anyway); each
  * result is checked against a double sum on the host.
@@ -38,7 +38,7 @@
 #include <cuda_runtime.h>
 
 #include "bench_check.h"
-#include "gpudot.h"
+#include "gpudot_hooks.h"
 #include "gpudot_math.h"
 
 using clk = std::chrono::steady_clock;
@@ -219,7 +219,7 @@ int main()
         must(gpudot_cuda_copy(xs16, a.data(), nd * 4, 1), "copy");
         must(gpudot_cuda_copy(ys16, b.data(), nd * 4, 1), "copy");
     }
-    /* one-output runs around the plans' edges (gpudot_cuda.cu, kOneBlockVecs): one warp
+    /* one-output runs around the plans' edges (cuda/tuning.h, kOneBlockVecs): one warp
      * up to 2 KiB an operand, one block up to 32 KiB, then split runs */
     struct Sized {
         const char *name;

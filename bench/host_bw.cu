@@ -20,7 +20,7 @@
 #include <cuda_runtime.h>
 #include <omp.h>
 
-#include "gpudot.h"
+#include "gpudot_hooks.h"
 
 #define CK(call)                                                                           \
     do {                                                                                   \

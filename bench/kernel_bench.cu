@@ -23,7 +23,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include "gpudot.h"
+#include "gpudot_hooks.h"
 #include "gpudot_math.h"
 
 #include "bench_check.h"

@@ -35,7 +35,7 @@
 #include <omp.h>
 #include <sys/mman.h>
 
-#include "gpudot.h"
+#include "gpudot_hooks.h"
 
 
 #ifdef GPUDOT_STAGES

@@ -1,5 +1,5 @@
 /* Status tables and request checks shared by both engines. */
-#include "gpudot.h"
+#include "gpudot_hooks.h"
 #include "gpudot_math.h"
 
 #include <omp.h>

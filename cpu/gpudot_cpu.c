@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpudot.h"
+#include "gpudot_hooks.h"
 #include "gpudot_fast_loop.h"
 
 /* Scalars per chunk of a long reduction: the unit in which runs are split over threads and

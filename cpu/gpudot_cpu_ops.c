@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpudot.h"
+#include "gpudot_hooks.h"
 #include "gpudot_math.h"
 
 /* Elements per chunk: 2^15 norm or cosine updates (~0.1-0.3 ms on one core), 256 chunks of

@@ -1,7 +1,7 @@
 /* The CUDA engine's interface for builds without nvcc: no device, ever. */
 #include <string.h>
 
-#include "gpudot.h"
+#include "gpudot_hooks.h"
 
 int gpudot_cuda_available(void)
 {

@@ -1,5 +1,5 @@
 /*
- * Copies into pinned staging memory (the CUDA engine's ring, cuda/gpudot_cuda.cu): the
+ * Copies into pinned staging memory (the CUDA engine's ring, cuda/ring.cu): the
  * copy engine reads the packed bytes back over PCIe right after the CPU wrote them, and
  * how the stores reached memory decides how fast it can (lines still dirty in a core's
  * cache are read through a snoop).  The ways of storing, chosen per call by the ring:
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gpudot.h"
+#include "gpudot_hooks.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

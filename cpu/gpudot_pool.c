@@ -39,7 +39,7 @@
 #include <sys/syscall.h>
 #endif
 
-#include "gpudot.h"
+#include "gpudot_hooks.h"
 
 /* A thread looks for work this long after its last task before it sleeps, the first
  * SPIN_HOT_NS in a tight loop, then yielding its vCPU between looks (to Octave's BLAS

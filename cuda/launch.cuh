@@ -2,7 +2,7 @@
  * Launching the reduction kernels (internal to the CUDA engine).  The kernels of each
  * (op, element type) pair compile in a translation unit of their own: cuda/kernels.cu,
  * built once per pair by mex.mk, so that they compile in parallel.  The host code
- * (gpudot_cuda.cu) plans a launch and calls the pair's launcher.
+ * (plan.cu) plans a launch and calls the pair's launcher.
  */
 #pragma once
 
@@ -13,9 +13,6 @@
 #include "reduce_kernels.cuh"
 
 namespace gpudot {
-
-/* Blocks per SM for kThreads = 256: 8 blocks x 8 warps = 64 warps, a full H100/A100 SM. */
-constexpr int kBlocksPerSM = 8;
 
 struct Launch {
     int kind; /* 0 split columns, 1 warp columns, 2 rows */

@@ -1,5 +1,5 @@
 /*
- * Reduction kernels.  No host logic here: gpudot_cuda.cu sizes grids and launches.
+ * Reduction kernels.  No host logic here: plan.cu sizes grids, kernels.cu launches.
  *
  * Three kernels (split columns, warp columns, rows) walk the canonical nb x nk x na shape;
  * what they compute is an Op: the dot product (DotOp, below), a vector norm (NormOp) or a
@@ -17,12 +17,12 @@
 #include <cuda_runtime.h>
 
 #include "gpudot_math.h"
+#include "tuning.h"
 
 namespace gpudot {
 
 enum Mode { NATIVE_F = 0, PLAIN_D = 1, COMP = 2 };
 
-constexpr int kThreads = 256; /* block size of every kernel */
 
 /* An accumulator as stored in global memory (partials, carries): wide enough for every
  * Op's accumulator, whose fields are all of one type A (float or double). */
@@ -191,16 +191,6 @@ template <class Op> __host__ __device__ constexpr int live_count()
  * the split columns' last block needs no fences (see columns_split).  A block's slots are
  * adjacent (live_count<Op>() words). */
 constexpr unsigned long long kSlotEmpty = ~0ull; /* a NaN; cudaMemset (0xff) writes it */
-/* States of at most this many live fields go through slots, larger ones through partials;
- * the host sizes the slots for it (kSlotWords words a block).  H100, kernel_bench, against
- * one-field states alone in slots, 6 alternating rounds (bench/results/
- * h100-kernel-slots-fields-ab-2026-11-23.txt): with 2 fields (complex dots, compensated
- * real dots and norms) 3-16% faster at 2^12-2^20, complex double 2^24 -10%, single
- * compensated and complex "double" 2^26 +1.2-1.4%; with 3-4 (cosines) 2-12% slower at
- * 2^12-2^14, up to 5% faster at 2^16-2^20, 0-2% slower at 2^24-2^26.  So cosines keep
- * partials in runs of more than kSmallSplits blocks; up to that, every Op of at most
- * kSlotWordsSmall fields takes the slots with a one-warp merge (kSmallSplits). */
-constexpr int kSlotWords = 2;
 
 /* index of the i-th live field (i from 0) */
 template <class Op> __host__ __device__ constexpr int live_field(int i = 0)
@@ -546,11 +536,6 @@ template <typename T> __device__ __forceinline__ T vget(const double2 &v, int j)
  * one iteration are issued before any is used); otherwise 4-8 byte loads, also four in
  * flight.  Unary ops (norms) never read y.
  */
-/* Tile order's stretch per block and window, in iterations of U loads per thread (16 KiB
- * a block for dot, 32 KiB for norms): 16 for 4-byte scalars, 1 for 8-byte ones.  Why these,
- * and from which run length the tile order is taken: kTileFromBytes in gpudot_cuda.cu. */
-constexpr int kTileItersF32 = 16;
-constexpr int kTileItersF64 = 1;
 
 template <class Op>
 __device__ __forceinline__ void run_sum(const Op &op, typename Op::Acc &acc,
@@ -724,32 +709,6 @@ __device__ __forceinline__ void last_warp(const Op &op, const Args &p, int64_t a
     }
 }
 
-/*
- * Runs of at most kSmallSplits blocks an output (runs up to 2^16 elements, and batched
- * runs sharing the device) finish through the slots (split_finish_slots<Op, true>) for
- * states of up to kSlotWordsSmall live fields (cosines too), the last block's merge by
- * warp 0 alone (last_warp, whose tree over these values is block_reduce's: the same bits
- * as the other finishes), each lane issuing the loads of all its slot's fields before it
- * waits on any.  A kernel of its own (columns_split<Op, true>), so that the larger
- * kernels keep their code and registers (nvcc -Xptxas -v: all as before): the same finish
- * in them gave a single gnorm(x, Inf) a stack frame and cost large norms up to 6% (see
- * last_warp).  H100, kernel_bench, this kernel against the finishes above, 6 alternating
- * rounds (bench/results/h100-kernel-small-finish-ab-2026-11-24.txt): every op 5-22%
- * shorter at 2^12-2^16 (double 2^16: gdot 6.24 -> 5.73 us, gnorm 6.58 -> 5.86, gcosine
- * 6.96 -> 6.43), 2^10 (warp columns) and 2^18-2^20 and the batched shapes within 1%.
- * One thread-block cluster (sm_90) merging its blocks' sums through distributed shared
- * memory instead was slower at every block count: a dot of 2^14-2^16 doubles 0.4-0.7 us
- * more GPU time and round trip than through the slots (bench/cluster_probe.cu, results/
- * h100-cluster-probe-2026-11-24.txt); and a cluster holds at most 16 blocks, where 2^16
- * is fastest with 32.
- */
-constexpr int kSmallSplits = 32;
-/* The host sizes the slots for this many words a block.  6 takes every dot, the norms of
- * p = 1, 2 and Inf and the fast cosines, compensated real ones included; with 8, the small
- * kernels of the run-time-kind norms (7 fields) spilled 56-104 bytes a thread and the
- * compensated complex cosine's (8) 16 bytes (nvcc -Xptxas -v, sm_90), where their larger
- * kernels spill nothing: those keep partials. */
-constexpr int kSlotWordsSmall = 6;
 static_assert(kSlotWordsSmall >= kSlotWords, "slots sized for the larger protocol");
 
 template <class Op> __host__ __device__ constexpr bool has_small_finish()
@@ -944,7 +903,7 @@ __global__ void __launch_bounds__(kThreads) columns_split(Args p, Op op)
      * slices per block (the first version) spread them over the whole run: at 2^30 single
      * (8 GB in two operands) that reached 91% of the read ceiling against 99% at 2^28, the
      * pattern of TLB misses.  Runs of a GiB and more take the tile order (p.tiles; see
-     * kTileFromBytes in gpudot_cuda.cu): the same windows, each block reading one stretch
+     * kTileFromBytes in tuning.h): the same windows, each block reading one stretch
      * of it. */
     run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, 0, p.nk, b * kThreads + threadIdx.x,
             p.splits * kThreads, kThreads, p.tiles);

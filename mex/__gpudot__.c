@@ -16,18 +16,9 @@
  *   __gpudot__ ("garray_free", id)
  *   x = __gpudot__ ("garray_gather", id)
  *   __gpudot__ ("release")                              free staging buffers
- *   __gpudot__ ("staging_cap", bytes[, piece[, pack]])  test hook: force chunking; copy
- *                                                       size; how the ring's threads store
- *                                                       (any of them set: small calls go
- *                                                       through the ring, not direct)
- *   __gpudot__ ("tile_from", bytes[, blocks])           test hook: tile order from bytes,
- *                                                       launches of at most blocks
- *   __gpudot__ ("runtime_launch", on)                   test hook: kernels launched through
- *                                                       the runtime, not cuLaunchKernel
- *   __gpudot__ ("__fault__", what)                      test hook: launch | trap | alloc
  *   r = __gpudot__ ("__entry__", name, args...)         gdot, gnorm or gcosine (args...):
  *                                                       the compiled entries' other calls
- *   n = __gpudot__ ("__entry_calls__")                  test hook: calls of their fast path
+ * and the test and bench hooks of mex/hooks.c.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -38,20 +29,15 @@
 
 #include "mex.h"
 
-#include "gpudot.h"
+#include "gateway.h"
 #include "gpudot_entry.h"
+#include "gpudot_hooks.h"
 #include "gpudot_math.h"
 #include "octave_interrupt.h"
 
 #define MAXDIMS 64
 
-/* Errors and warnings go through Octave's error () and warning () with the message as
- * written: mexErrMsgIdAndTxt would prefix the entry's name ("gdot: gdot: ...", or
- * "__gpudot__: garray: ..." through the internal entry), and every message here already
- * names the user's function. */
-static void gd_error(const char *id, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
-static void gd_warn(const char *id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
+/* Errors and warnings (gateway.h) go through Octave's error () and warning (). */
 static void gd_call(const char *what, const char *id, const char *fmt, va_list ap)
 {
     char msg[1024];
@@ -62,7 +48,7 @@ static void gd_call(const char *what, const char *id, const char *fmt, va_list a
         mxDestroyArray(a[i]);
 }
 
-static void gd_error(const char *id, const char *fmt, ...)
+void gd_error(const char *id, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -72,7 +58,7 @@ static void gd_error(const char *id, const char *fmt, ...)
     __builtin_unreachable(); /* nor here: mexErrMsgIdAndTxt throws too */
 }
 
-static void gd_warn(const char *id, const char *fmt, ...)
+void gd_warn(const char *id, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -84,18 +70,6 @@ static void gd_warn(const char *id, const char *fmt, ...)
 /* Inputs of the reduction ops, by slot (IN_Y is P for norms). */
 enum { IN_OP, IN_X, IN_Y, IN_DIM, IN_ACCUM, IN_DEVICE, IN_END };
 
-
-/* Device "auto" on host data: the CPU engine.  Measured on an H100 machine (16 cores,
- * bench/crossover.m, 2026-11-22): the CPU engine answered first at every n from 2^6 to 2^24,
- * single and double (2^24 single: CPU 5.5 ms, GPU 14.8 ms; 2^10: 107 vs 140 us), because a
- * GPU call on host data must first copy it over PCIe from pageable memory (~9 GB/s), while
- * the CPU engine reads it at 20-45 GB/s.  The GPU pays on data that stays on the device.
- * Revisit when host transfers go through a pinned staging ring. */
-static int auto_prefers_gpu(size_t bytes)
-{
-    (void)bytes;
-    return 0;
-}
 
 static int locked = 0;
 static int warned_no_device = 0;
@@ -198,7 +172,7 @@ static void release_all(void)
     gpudot_cuda_release();
 }
 
-static void raise_status(const char *fn, gpudot_status st, const char *detail)
+void raise_status(const char *fn, gpudot_status st, const char *detail)
 {
     char id[64];
     snprintf(id, sizeof id, "gpudot:%s", gpudot_status_id(st));
@@ -212,7 +186,7 @@ static void raise_status(const char *fn, gpudot_status st, const char *detail)
  * exactly while memory is held, so an exit hook that runs unlocked frees nothing live.
  * (The compiled entries, linked against this library, never lock: their fast path runs
  * only where the lock would stay as it is; see gpudot_entry_garray.) */
-static void update_lock(void)
+void update_lock(void)
 {
     int lock = gpudot_cuda_holds_memory() || ngarr > 0;
     if (lock == locked)
@@ -231,7 +205,7 @@ static void update_lock(void)
 
 /* A count argument (bytes, blocks) of a test hook `op`: a numeric scalar >= 0; NULL where
  * the call has none. */
-static size_t count_arg(const char *op, const mxArray *a)
+size_t count_arg(const char *op, const mxArray *a)
 {
     if (!a || !mxIsNumeric(a) || mxGetNumberOfElements(a) != 1 || !(mxGetScalar(a) >= 0))
         gd_error("gpudot:badOption", "__gpudot__: %s needs bytes >= 0", op);
@@ -246,7 +220,7 @@ static char *get_string(const mxArray *a)
 }
 
 /* The index of the string a among names[0 .. n), or -1 where a is no string or none of them. */
-static int name_index(const mxArray *a, const char *const *names, int n)
+int name_index(const mxArray *a, const char *const *names, int n)
 {
     char *s = get_string(a);
     int k = -1;
@@ -461,7 +435,7 @@ static int use_gpu(const char *fn, int dev, size_t bytes)
         }
         return 0;
     }
-    return auto_prefers_gpu(bytes);
+    return 0; /* "auto" keeps host data on the CPU engine: doc/design.md, host data */
 }
 
 /* The kind of a numeric p (0 for NaN); shared with the compiled entries. */
@@ -1049,6 +1023,11 @@ unsigned gpudot_entry_dispatch_epoch(int bump)
 
 static double entry_calls = 0; /* test hook: __gpudot__ ("__entry_calls__") */
 
+double gateway_entry_calls(void)
+{
+    return entry_calls;
+}
+
 /* op_reduce on two vectors of n elements: dot's vector rule makes both n x 1, the
  * reduction runs along dimension 1 (nb = na = 1, nk = n, every extent 1); a norm's Y is its
  * X without data.  Device: the GPU for resident operands, the CPU engine for host data
@@ -1244,106 +1223,137 @@ static void call_public(size_t e, int nlhs, mxArray *plhs[], int nrhs, const mxA
         op_reduce(fn, op, &c, plhs);
 }
 
-static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+/* __gpudot__ ("__entry__", name, args...): the compiled entries' calls that are not their
+ * fast path (mex/gpudot_entry.cc) */
+static void op_entry(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     size_t ne = sizeof public_entries / sizeof *public_entries;
+    char name[16] = "";
+    if (nrhs >= 2 && mxIsChar(prhs[1]))
+        mxGetString(prhs[1], name, sizeof name);
+    size_t e = 0;
+    while (e < ne && strcmp(name, public_entries[e].name))
+        e++;
+    if (e == ne)
+        gd_error("gpudot:badOption", "__gpudot__: __entry__ takes gdot, gnorm or gcosine");
+    call_public(e, nlhs, plhs, nrhs - 2, prhs + 2);
+}
+
+/* __gpudot__ ("dot" | "norm" | "cosine", x, y or p, dim, accum, device) (the .m files) */
+static void op_internal(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
+                        mxArray *plhs[])
+{
+    call_t c;
+    parse_internal(fn, op, nrhs, prhs, &c);
+    op_reduce(fn, op, &c, plhs);
+}
+
+static void op_dot(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs;
+    op_internal("gdot", GPUDOT_OP_DOT, nrhs, prhs, plhs);
+}
+
+static void op_norm(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs;
+    op_internal("gnorm", GPUDOT_OP_NORM, nrhs, prhs, plhs);
+}
+
+static void op_cosine(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs;
+    op_internal("gcosine", GPUDOT_OP_COS, nrhs, prhs, plhs);
+}
+
+/* [d, ms] = __gpudot__ ("ladder", x, y, kernel, accum, device) (gdot.m) */
+static void op_ladder_call(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    call_t c;
+    if (nrhs != 6)
+        gd_error("gpudot:badOption", "__gpudot__: ladder takes x, y, kernel, accum, device");
+    memset(&c, 0, sizeof c);
+    c.x = prhs[1], c.y = prhs[2];
+    if (!parse_kernel(prhs[3], &c.kernel))
+        gd_error("gpudot:badOption", "gdot: unknown \"kernel\"");
+    if (!parse_accum(prhs[4], &c.accum))
+        bad_accum("gdot");
+    if (!parse_device(prhs[5], &c.dev))
+        bad_device("gdot");
+    op_ladder("gdot", &c, nlhs, plhs);
+}
+
+static void op_info_call(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs, (void)nrhs, (void)prhs;
+    op_info(plhs);
+}
+
+static void op_gpu_available(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs, (void)nrhs, (void)prhs;
+    plhs[0] = mxCreateLogicalScalar(gpudot_cuda_available() != 0);
+}
+
+static void op_garray_new_call(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs;
+    op_garray_new(nrhs, prhs, plhs);
+}
+
+static void op_garray_free_call(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs, (void)plhs;
+    op_garray_free(nrhs, prhs);
+}
+
+static void op_garray_gather_call(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs;
+    op_garray_gather(nrhs, prhs, plhs);
+}
+
+/* __gpudot__ ("release"): frees the engine's buffers (garrays stay) */
+static void op_release(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs, (void)plhs, (void)nrhs, (void)prhs;
+    gpudot_cuda_release();
+    update_lock();
+}
+
+/* The operations, by name; the test and bench hooks are in mex/hooks.c. */
+static const gateway_op public_ops[] = {
+    {"__entry__", op_entry},
+    {"dot", op_dot},
+    {"norm", op_norm},
+    {"cosine", op_cosine},
+    {"ladder", op_ladder_call},
+    {"info", op_info_call},
+    {"gpu_available", op_gpu_available},
+    {"garray_new", op_garray_new_call},
+    {"garray_free", op_garray_free_call},
+    {"garray_gather", op_garray_gather_call},
+    {"release", op_release},
+};
+
+static gateway_op_fn find_op(const char *name, const gateway_op *ops, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(name, ops[i].name))
+            return ops[i].fn;
+    return NULL;
+}
+
+static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
     if (nrhs < 1 || !mxIsChar(prhs[0]))
         gd_error("gpudot:badOption", "__gpudot__: first argument must be an op name");
     char op[32];
     mxGetString(prhs[0], op, sizeof op);
-    call_t c;
-    if (!strcmp(op, "__entry__")) {
-        /* __gpudot__ ("__entry__", name, args...): the compiled entries' calls that are
-         * not their fast path (mex/gpudot_entry.cc) */
-        char name[16] = "";
-        if (nrhs >= 2 && mxIsChar(prhs[1]))
-            mxGetString(prhs[1], name, sizeof name);
-        size_t e = 0;
-        while (e < ne && strcmp(name, public_entries[e].name))
-            e++;
-        if (e == ne)
-            gd_error("gpudot:badOption", "__gpudot__: __entry__ takes gdot, gnorm or gcosine");
-        call_public(e, nlhs, plhs, nrhs - 2, prhs + 2);
-    } else if (!strcmp(op, "dot")) {
-        parse_internal("gdot", GPUDOT_OP_DOT, nrhs, prhs, &c);
-        op_reduce("gdot", GPUDOT_OP_DOT, &c, plhs);
-    } else if (!strcmp(op, "norm")) {
-        parse_internal("gnorm", GPUDOT_OP_NORM, nrhs, prhs, &c);
-        op_reduce("gnorm", GPUDOT_OP_NORM, &c, plhs);
-    } else if (!strcmp(op, "cosine")) {
-        parse_internal("gcosine", GPUDOT_OP_COS, nrhs, prhs, &c);
-        op_reduce("gcosine", GPUDOT_OP_COS, &c, plhs);
-    } else if (!strcmp(op, "ladder")) {
-        /* [d, ms] = __gpudot__ ("ladder", x, y, kernel, accum, device) (gdot.m) */
-        if (nrhs != 6)
-            gd_error("gpudot:badOption", "__gpudot__: ladder takes x, y, kernel, accum, device");
-        memset(&c, 0, sizeof c);
-        c.x = prhs[1], c.y = prhs[2];
-        if (!parse_kernel(prhs[3], &c.kernel))
-            gd_error("gpudot:badOption", "gdot: unknown \"kernel\"");
-        if (!parse_accum(prhs[4], &c.accum))
-            bad_accum("gdot");
-        if (!parse_device(prhs[5], &c.dev))
-            bad_device("gdot");
-        op_ladder("gdot", &c, nlhs, plhs);
-    } else if (!strcmp(op, "info")) {
-        op_info(plhs);
-    } else if (!strcmp(op, "gpu_available")) {
-        plhs[0] = mxCreateLogicalScalar(gpudot_cuda_available() != 0);
-    } else if (!strcmp(op, "garray_new")) {
-        op_garray_new(nrhs, prhs, plhs);
-    } else if (!strcmp(op, "garray_free")) {
-        op_garray_free(nrhs, prhs);
-    } else if (!strcmp(op, "garray_gather")) {
-        op_garray_gather(nrhs, prhs, plhs);
-    } else if (!strcmp(op, "__entry_calls__")) { /* tests: calls the fast path answered */
-        plhs[0] = mxCreateDoubleScalar(entry_calls);
-    } else if (!strcmp(op, "__ping__")) { /* bench: the GPU round-trip floor */
-        gpudot_status st = gpudot_cuda_ping();
-        if (st != GPUDOT_OK)
-            raise_status("__gpudot__", st, gpudot_cuda_last_error());
-    } else if (!strcmp(op, "__fault__")) {
-        /* test hook: __gpudot__ ("__fault__", "launch" | "trap" | "alloc"): the next kernel
-         * launch is refused, the next kernel traps (the context is lost), or the next
-         * device allocation fails */
-        static const char *const names[] = {"none", "launch", "trap", "alloc"};
-        int f = nrhs == 2 ? name_index(prhs[1], names, (int)(sizeof names / sizeof *names)) : -1;
-        if (f < 0)
-            gd_error("gpudot:badOption", "__gpudot__: __fault__ takes \"none\", \"launch\", "
-                                         "\"trap\" or \"alloc\"");
-        gpudot_status st = gpudot_cuda_inject(f);
-        if (st != GPUDOT_OK)
-            raise_status("__gpudot__", st, gpudot_cuda_last_error());
-    } else if (!strcmp(op, "release")) {
-        gpudot_cuda_release();
-        update_lock();
-    } else if (!strcmp(op, "staging_cap")) {
-        /* pack: "auto" (the engine's choice), "plain", "stream" or "demote" (the
-         * GPUDOT_PACK_* in order) */
-        static const char *const ways[] = {"auto", "plain", "stream", "demote"};
-        if (nrhs > 4)
-            gd_error("gpudot:badOption", "__gpudot__: staging_cap takes bytes, piece bytes "
-                                         "and a way of packing");
-        size_t cap = count_arg(op, nrhs >= 2 ? prhs[1] : NULL);
-        size_t piece = nrhs >= 3 ? count_arg(op, prhs[2]) : 0;
-        int way = nrhs == 4 ? name_index(prhs[3], ways, (int)(sizeof ways / sizeof *ways))
-                            : GPUDOT_PACK_AUTO;
-        if (way < 0)
-            gd_error("gpudot:badOption", "__gpudot__: staging_cap's way of packing is \"auto\", "
-                                         "\"plain\", \"stream\" or \"demote\"");
-        gpudot_cuda_set_staging_cap(cap, piece, way);
-    } else if (!strcmp(op, "tile_from")) {
-        if (nrhs > 3)
-            gd_error("gpudot:badOption", "__gpudot__: tile_from takes bytes and blocks");
-        size_t bytes = count_arg(op, nrhs >= 2 ? prhs[1] : NULL);
-        size_t blocks = nrhs == 3 ? count_arg(op, prhs[2]) : 0;
-        gpudot_cuda_set_tile_from(bytes, blocks > INT32_MAX ? INT32_MAX : (int)blocks);
-    } else if (!strcmp(op, "runtime_launch")) {
-        if (nrhs != 2 || !(mxIsNumeric(prhs[1]) || mxIsLogical(prhs[1])) ||
-            mxGetNumberOfElements(prhs[1]) != 1 || mxIsComplex(prhs[1]) || isnan(mxGetScalar(prhs[1])))
-            gd_error("gpudot:badOption", "__gpudot__: runtime_launch takes one value, true or false");
-        gpudot_cuda_set_runtime_launch(mxGetScalar(prhs[1]) != 0);
-    } else {
+    gateway_op_fn fn = find_op(op, public_ops, sizeof public_ops / sizeof *public_ops);
+    if (!fn)
+        fn = find_op(op, gateway_hook_ops, gateway_n_hook_ops);
+    if (!fn)
         gd_error("gpudot:badOption", "__gpudot__: unknown op \"%s\"", op);
-    }
+    fn(nlhs, plhs, nrhs, prhs);
 }

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpudot.h"
+#include "gpudot_hooks.h"
 
 #define MAX_T 70000
 

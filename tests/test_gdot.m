@@ -660,7 +660,7 @@
 %! assert (__gpudot__ ("__entry_calls__"), c0);
 %!testif ; gpudot_gpu_available ()
 %! ## one output whose run is over one warp's round of loads and at most two of a block's
-%! ## (2 KiB < bytes an operand <= 32 KiB: cuda/gpudot_cuda.cu, kOneBlockVecs) takes one
+%! ## (2 KiB < bytes an operand <= 32 KiB: cuda/tuning.h, kOneBlockVecs) takes one
 %! ## block of the split kernel and no merge; below it one warp, above it split runs.  At
 %! ## the edges, for every element type, each op and mode (norms of p = 2, 1, Inf and 3, a
 %! ## run-time kind): against the CPU engine, bitwise repeatable, and the same bits whether

@@ -1,0 +1,100 @@
+/*
+ * The CUDA engine's shared state and helpers (internal: included by the engine's .cu files
+ * only).  engine.cu owns the state and the C API's housekeeping; plan.cu plans and launches
+ * the kernels on device data; ring.cu streams host data through pinned buffers; ladder.cu
+ * runs the teaching ladder.  Every CUDA call is checked (CK): failures become a status and
+ * a saved error text, never a print or an exit.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "gpudot.h"
+#include "gpudot_hooks.h"
+#include "launch.cuh"
+#include "tuning.h"
+
+namespace gpudot {
+
+/* Grow-only device buffer: allocated on first use, reallocated only to grow, freed at exit
+ * (gpudot_cuda_release), so steady-state calls never call cudaMalloc. */
+struct DevBuf {
+    void *p = nullptr;
+    size_t cap = 0;
+};
+
+struct Engine {
+    int probed = 0, ok = 0;
+    int device = 0;
+    cudaDeviceProp prop;
+    int target_blocks = 0; /* blocks that fill the device once */
+    DevBuf x, y, out, carry, partials, tickets, slots;
+    void *mapped = nullptr;   /* pinned, mapped host memory for small results */
+    void *mapped_dev = nullptr;
+    size_t tickets_n = 0;
+    size_t slots_n = 0; /* blocks whose slots are set to kSlotEmpty (they stay so between launches) */
+    size_t staging_cap = 0;
+    size_t piece = 0; /* test hook: the ring's copy size (0: kPiece) */
+    int pack = GPUDOT_PACK_AUTO; /* test hook: how the ring's threads store */
+    size_t tile_from = 0; /* test hooks: tile order from this many bytes a run (0: kTileFromBytes), */
+    int blocks_cap = 0;   /* at most this many blocks a launch plans for (0: target_blocks) */
+    cudaStream_t stream = 0; /* where kernels launch: 0, or the ring's compute stream */
+    int fault = GPUDOT_FAULT_NONE; /* test hook: gpudot_cuda_inject */
+    int lost = 0;                  /* a sticky error: the context is unusable */
+    int tail0 = 0; /* a kernel on stream 0 may still be ending (wait_marked saw its results) */
+    char err[512] = "";
+    cudaError_t launch_err = cudaSuccess; /* what cuLaunchKernel returned (kl) */
+    int runtime_launch = 0; /* test hook: launch through the runtime (<<<>>>), not the driver */
+    char lost_msg[640] = "";
+};
+
+extern Engine E;
+
+/* Errors: fail() keeps CUDA's text for the gateway and tells a lost context from a failed
+ * call (engine.cu). */
+gpudot_status lost_status();
+gpudot_status fail(cudaError_t e, const char *what);
+#define CK(call, what)                                                                     \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess)                                                             \
+            return fail(e_, what);                                                         \
+    } while (0)
+
+/* As CK where cleanup must follow: keeps the first failure in st and goes on. */
+#define CKS(call, what)                                                                    \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess && st == GPUDOT_OK)                                          \
+            st = fail(e_, what);                                                           \
+    } while (0)
+
+/* Grid x of the kernels is at most 2^31 - 1; one chunk must stay below. */
+constexpr int64_t kMaxGridX = ((int64_t)1 << 31) - 1;
+
+/* engine.cu: the device, once; grow-only device buffers; the bytes the engine holds */
+gpudot_status probe();
+cudaError_t dev_malloc(void **p, size_t bytes);
+void buf_free(DevBuf &b);
+gpudot_status buf_need(DevBuf &b, size_t bytes, const char *what);
+size_t held();
+
+/* plan.cu: kernels on device data */
+size_t esize(gpudot_type t, int cplx);
+gpudot_status begin(const gpudot_dot_req *r);
+gpudot_status one_launch(const gpudot_dot_req *r);
+gpudot_status mapped_area();
+gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void *d_y,
+                         void *d_out, int carry_in, int is_final, int mapped = 0);
+gpudot_status run_mapped(const gpudot_dot_req *r, const void *dx, const void *dy, size_t bo);
+gpudot_status dot_resident(const gpudot_dot_req *r);
+
+/* ring.cu: host data */
+void ring_free();
+size_t ring_bytes();
+gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll);
+
+} // namespace gpudot

@@ -1,0 +1,618 @@
+/*
+ * CUDA engine: host data.  Calls of up to kDirectBytes go direct (one thread packs, one
+ * kernel reads over PCIe); larger ones stream through the staging ring.
+ */
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <new>
+
+#include <omp.h>
+#include <sched.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#include "engine.cuh"
+
+namespace gpudot {
+
+/* ---- pinned staging ring for host operands ----
+ * A call on host data streams its operands through kSlots pinned host buffers, each with a
+ * device twin: host threads pack chunk c into pinned slot c % kSlots (a parallel memcpy out
+ * of Octave's pageable array) while the copy engine moves what is packed, piece by piece,
+ * and the SMs reduce the chunks already copied (RingWalk).  Pinned copies run at ~53 GB/s,
+ * pageable ones at ~9, and registering the caller's array costs more than its copy, so the
+ * ring packs.  The buffers are grow-only, freed by gpudot_cuda_release. */
+
+#ifdef GPUDOT_STAGES
+/* The ring's timeline (gpudot_cuda_timeline): events on its streams around each copy and
+ * kernel, with the host's time of queueing each. */
+struct Timeline {
+    static constexpr int kMax = 1024;
+    cudaEvent_t ev[kMax];
+    double host[kMax];
+    char kind[kMax];
+    size_t bytes[kMax];
+    int n = 0, made = 0, on = 0;
+    void mark(cudaStream_t s, char k, size_t b)
+    {
+        if (!on || n >= kMax)
+            return;
+        if (n >= made) {
+            if (cudaEventCreate(&ev[n]) != cudaSuccess)
+                return;
+            made++;
+        }
+        host[n] = omp_get_wtime();
+        cudaEventRecord(ev[n], s);
+        kind[n] = k;
+        bytes[n++] = b;
+    }
+} TL;
+#define TL_MARK(s, k, b) TL.mark(s, k, b)
+#else
+#define TL_MARK(s, k, b) ((void)0)
+#endif
+
+struct Ring {
+    void *host[kSlots] = {}, *dev[kSlots] = {};
+    void *host_dev[kSlots] = {}; /* the device's address of host[i] (direct calls) */
+    size_t cap = 0;
+    int busy[kSlots] = {};
+    cudaEvent_t copied[kSlots] = {}, used[kSlots] = {};
+    cudaStream_t copy = nullptr, comp = nullptr;
+} R;
+
+
+void ring_free()
+{
+    for (int i = 0; i < kSlots; i++) {
+        if (R.host[i] && !E.lost)
+            cudaFreeHost(R.host[i]);
+        if (R.dev[i] && !E.lost)
+            cudaFree(R.dev[i]);
+        R.host[i] = R.dev[i] = R.host_dev[i] = nullptr;
+        R.busy[i] = 0;
+    }
+    R.cap = 0;
+}
+
+gpudot_status ring_need(size_t bytes)
+{
+    if (!R.copy) {
+        CK(cudaStreamCreateWithFlags(&R.copy, cudaStreamNonBlocking), "cudaStreamCreate");
+        CK(cudaStreamCreateWithFlags(&R.comp, cudaStreamNonBlocking), "cudaStreamCreate");
+        for (int i = 0; i < kSlots; i++) {
+            CK(cudaEventCreateWithFlags(&R.copied[i], cudaEventDisableTiming), "cudaEventCreate");
+            CK(cudaEventCreateWithFlags(&R.used[i], cudaEventDisableTiming), "cudaEventCreate");
+        }
+    }
+    if (bytes <= R.cap)
+        return GPUDOT_OK;
+    ring_free();
+    for (int i = 0; i < kSlots; i++) {
+        cudaError_t e = cudaHostAlloc(&R.host[i], bytes, cudaHostAllocPortable);
+        if (e == cudaSuccess) /* mapped in any case on devices with unified addressing */
+            e = cudaHostGetDevicePointer(&R.host_dev[i], R.host[i], 0);
+        if (e == cudaSuccess)
+            e = dev_malloc(&R.dev[i], bytes);
+        if (e != cudaSuccess) {
+            ring_free();
+            return fail(e, "cudaHostAlloc / cudaMalloc (staging ring)");
+        }
+    }
+    R.cap = bytes;
+    return GPUDOT_OK;
+}
+
+/* device and pinned host bytes of the ring */
+size_t ring_bytes()
+{
+    return 2 * kSlots * R.cap;
+}
+
+size_t align16(size_t b)
+{
+    return (b + 15) & ~(size_t)15;
+}
+
+/* A strided copy: `count` segments of `len` bytes, `stride` apart in src, to dst back to
+ * back. */
+struct CopyJob {
+    char *dst;
+    const char *src;
+    size_t len, stride, count;
+};
+
+/* Copies bytes [b0, b1) of the jobs' sources, taken back to back (job 0's bytes, then job
+ * 1's), to their places in the jobs' destinations. */
+void copy_range(const CopyJob *jobs, int njobs, size_t b0, size_t b1, int way)
+{
+    size_t base = 0;
+    for (int j = 0; j < njobs && b0 < b1; j++) {
+        const CopyJob &c = jobs[j];
+        size_t jb = c.len * c.count;
+        while (b0 < b1 && b0 < base + jb) {
+            size_t off = b0 - base, seg = off / c.len, in = off % c.len;
+            size_t m = c.len - in;
+            if (m > b1 - b0)
+                m = b1 - b0;
+            gpudot_pack_copy(c.dst + off, c.src + seg * c.stride + in, m, way);
+            b0 += m;
+        }
+        base += jb;
+    }
+    gpudot_pack_fence(way); /* the stores visible before the caller counts them packed */
+}
+
+/* The job that packs the part of one operand that chunk (a0..a0+na, k0..k0+nk) needs into
+ * dst; sets the operand's extents within the chunk. */
+CopyJob pack_job(char *dst, const void *h, size_t es, int64_t b, int64_t k, int64_t a, int64_t a0,
+                 int64_t na, int64_t k0, int64_t nk, int64_t *kc, int64_t *ac)
+{
+    int64_t ka0 = k > 1 ? k0 : 0, kn = k > 1 ? nk : 1;
+    int64_t aa0 = a > 1 ? a0 : 0, an = a > 1 ? na : 1;
+    *kc = kn;
+    *ac = an;
+    const char *src = (const char *)h + ((size_t)aa0 * k + ka0) * b * es;
+    size_t len = (size_t)(kn * b) * es;
+    if (kn == k || an == 1)
+        return CopyJob{dst, src, len * an, 0, 1};
+    return CopyJob{dst, src, len, (size_t)(k * b) * es, (size_t)an};
+}
+
+/* One turn of a wait loop: the CPU's pause hint, and every kSpinYield turns a yield, so that
+ * a descheduled thread the loop waits for can get a CPU while every vCPU spins.  (Runs of
+ * ring_bench on the H100 machine had whole rows of ~6 ms calls where others took 0.4 ms,
+ * with and without the yield: it did not remove them.) */
+struct Spin {
+    static constexpr int kSpinYield = 256;
+    int n = 0;
+    void operator()()
+    {
+        if (++n < kSpinYield) {
+#if defined(__x86_64__) || defined(__i386__)
+            _mm_pause();
+#endif
+        } else {
+            n = 0;
+            sched_yield();
+        }
+    }
+};
+
+/*
+ * One call's walk through the ring.  Chunk c (slot c % kSlots) holds outputs a0..a0+na of
+ * group c / nslab and the k-slab c % nslab of their runs.  Worker threads pack the chunks'
+ * bytes in order, piece by piece (the chunk's x part followed by its y part, cut into
+ * pieces: piece_at), taking kPackUnit bytes of a piece at a time from a shared counter and
+ * counting each unit done; the calling thread (master) publishes a slot to the workers once
+ * the copies of the chunk that last used it have finished, queues each piece's copy as soon
+ * as all its units are packed (packing units of it itself while it waits), and after a
+ * chunk's last piece its kernel.  No barriers and no job per chunk: one pool job spans the
+ * call (an OpenMP region per chunk put a thread wake-up on the copy engine's critical
+ * path), and the copy engine starts after one piece instead of a whole chunk.
+ */
+struct RingWalk {
+    const gpudot_dot_req *r;
+    int has_y, whole_out, npmax;
+    int way;          /* how the threads store (GPUDOT_PACK_*; kPackNtUpTo) */
+    size_t esx, esy, eso, piece, first; /* largest piece; the first chunk's first piece */
+    int64_t nk, a_per, k_per, nslab, nchunks;
+    std::atomic<int64_t> ready[kSlots]; /* the chunk that may be packed into each slot */
+    std::atomic<int> *done;             /* [slot][piece]: units of the piece packed */
+    /* [slot][piece]: the chunk (high 32 bits) and the units of its piece handed out (low 32):
+     * a thread late from an earlier chunk in the same slot finds another chunk there and
+     * takes nothing */
+    std::atomic<uint64_t> *next;
+    std::atomic<int> stop;              /* the master gave up (error or interrupt) */
+
+    struct Chunk {
+        gpudot_dot_req sub;
+        CopyJob jobs[2];
+        int njobs;
+        size_t xb, yb; /* packed bytes of x and y; y starts at align16(xb) in the slot */
+        int64_t a0, na, sl;
+        int npieces;
+        int64_t c;
+        /* the slot offset of packed byte b */
+        size_t at(size_t b) const { return b < xb ? b : align16(xb) + (b - xb); }
+    };
+
+    Chunk chunk(int64_t c) const
+    {
+        Chunk h;
+        int64_t g = c / nslab;
+        h.sl = c % nslab;
+        h.a0 = g * a_per;
+        h.na = r->na - h.a0 < a_per ? r->na - h.a0 : a_per;
+        int64_t k0 = h.sl * k_per, kn = nk - k0 < k_per ? nk - k0 : k_per;
+        if (nk == 0)
+            k0 = 0, kn = 0;
+        h.sub = *r;
+        h.sub.nk = kn;
+        h.sub.na = h.na;
+        h.xb = h.yb = 0;
+        h.njobs = 0;
+        char *hx = (char *)R.host[c % kSlots];
+        if (kn > 0) {
+            h.jobs[0] = pack_job(hx, r->x, esx, r->bx, r->kx, r->ax, h.a0, h.na, k0, kn,
+                                 &h.sub.kx, &h.sub.ax);
+            h.xb = h.jobs[0].len * h.jobs[0].count;
+            h.njobs = 1;
+            if (has_y) {
+                h.jobs[1] = pack_job(hx + align16(h.xb), r->y, esy, r->by, r->ky, r->ay, h.a0,
+                                     h.na, k0, kn, &h.sub.ky, &h.sub.ay);
+                h.yb = h.jobs[1].len * h.jobs[1].count;
+                h.njobs = 2;
+            }
+        } else {
+            h.sub.kx = h.sub.ky = 0;
+            h.sub.ax = r->ax > 1 ? h.na : 1;
+            h.sub.ay = r->ay > 1 ? h.na : 1;
+        }
+        h.c = c;
+        h.npieces = 0;
+        for (size_t lo, hi; piece_at(h, h.npieces, &lo, &hi), lo < hi;)
+            h.npieces++;
+        return h;
+    }
+
+    /* packed bytes [lo, hi) of piece p of chunk h: pieces of `piece` bytes, but in the
+     * call's first chunk first, 2 first, 4 first, ... up to `piece` */
+    void piece_at(const Chunk &h, int p, size_t *lo, size_t *hi) const
+    {
+        size_t total = h.xb + h.yb, sz = h.c == 0 && first < piece ? first : piece, o = 0;
+        int i = 0;
+        for (; i < p && sz < piece; i++) {
+            o += sz;
+            sz = 2 * sz < piece ? 2 * sz : piece;
+        }
+        o += (size_t)(p - i) * sz;
+        *lo = o < total ? o : total;
+        *hi = o + sz < total ? o + sz : total;
+    }
+
+    int units(size_t lo, size_t hi) const { return (int)((hi - lo + kPackUnit - 1) / kPackUnit); }
+    std::atomic<int> &count(int64_t c, int p) { return done[(c % kSlots) * npmax + p]; }
+    std::atomic<uint64_t> &handed(int64_t c, int p) { return next[(c % kSlots) * npmax + p]; }
+
+    /* takes one unit of piece p ([lo, hi)) of chunk h (published) and packs it; false where
+     * every unit is taken (or the slot holds a later chunk already) */
+    bool pack_unit(const Chunk &h, int p, size_t lo, size_t hi)
+    {
+        std::atomic<uint64_t> &nx = handed(h.c, p);
+        uint64_t nu = (uint64_t)units(lo, hi), v = nx.load(std::memory_order_relaxed);
+        do {
+            if (v >> 32 != (uint64_t)h.c || (v & 0xffffffffu) >= nu)
+                return false;
+        } while (!nx.compare_exchange_weak(v, v + 1, std::memory_order_relaxed));
+        size_t b = lo + (size_t)(v & 0xffffffffu) * kPackUnit;
+        copy_range(h.jobs, h.njobs, b, hi - b < kPackUnit ? hi : b + kPackUnit, way);
+        count(h.c, p).fetch_add(1, std::memory_order_release);
+        return true;
+    }
+
+    /* a packing thread: units of every piece of every chunk, as they come */
+    void worker()
+    {
+        for (int64_t c = 0; c < nchunks; c++) {
+            Chunk h = chunk(c);
+            /* (past c: the others packed all of chunk c while this thread was away) */
+            for (Spin spin; ready[c % kSlots].load(std::memory_order_acquire) < c; spin())
+                if (stop.load(std::memory_order_relaxed))
+                    return;
+            for (int p = 0; p < h.npieces; p++) {
+                size_t lo, hi;
+                piece_at(h, p, &lo, &hi);
+                do
+                    if (stop.load(std::memory_order_relaxed))
+                        return;
+                while (pack_unit(h, p, lo, hi));
+            }
+        }
+    }
+
+    /* the calling thread: slots, copies, kernels, result copies (nw = 0: packs too) */
+    gpudot_status master(int nw, gpudot_poll_fn poll)
+    {
+        gpudot_status st = GPUDOT_OK;
+        int64_t pub = 0, c = 0; /* next chunk to publish; chunk being queued */
+        int p = 0;              /* its next piece */
+        Chunk h = chunk(0);
+        bool waiting = false;
+        Spin spin;
+        while (c < nchunks && st == GPUDOT_OK) {
+            /* slots free for the chunks ahead: their last copies (kSlots chunks back) done */
+            while (pub < nchunks && pub < c + kSlots) {
+                int s = (int)(pub % kSlots);
+                if (R.busy[s]) {
+                    cudaError_t q = cudaEventQuery(R.copied[s]);
+                    if (q == cudaErrorNotReady)
+                        break;
+                    CKS(q, "cudaMemcpyAsync (upload)");
+                    if (st)
+                        break;
+                }
+                for (int i = 0; i < npmax; i++) {
+                    done[s * npmax + i].store(0, std::memory_order_relaxed);
+                    next[s * npmax + i].store((uint64_t)pub << 32, std::memory_order_relaxed);
+                }
+                ready[s].store(pub, std::memory_order_release);
+                pub++;
+            }
+            if (st)
+                break;
+            /* wait until chunk c's slot is published and its next piece packed */
+            size_t lo = 0, hi = 0;
+            if (p < h.npieces)
+                piece_at(h, p, &lo, &hi);
+            if (c >= pub || (p < h.npieces && nw > 0 &&
+                             count(c, p).load(std::memory_order_acquire) < units(lo, hi))) {
+                if (!waiting)
+                    GPUDOT_MARK(GPUDOT_STAGE_RING_LOOP);
+                waiting = true;
+                /* the piece it waits for: it packs units of it too, so that the call goes
+                 * on where packing threads came late or not at all */
+                if (c >= pub || !pack_unit(h, p, lo, hi))
+                    spin();
+                continue;
+            }
+            if (waiting)
+                GPUDOT_MARK(GPUDOT_STAGE_SLOT_WAIT);
+            waiting = false;
+            int s = (int)(c % kSlots);
+            char *hx = (char *)R.host[s], *dx = (char *)R.dev[s];
+            /* once a chunk: the device slot is free once the kernel that last read it finished */
+            if (p == 0 && R.busy[s])
+                CKS(cudaStreamWaitEvent(R.copy, R.used[s], 0), "cudaStreamWaitEvent");
+            if (p < h.npieces) {
+                if (nw == 0)
+                    copy_range(h.jobs, h.njobs, lo, hi, way);
+                size_t d0 = h.at(lo), d1 = h.at(hi - 1) + 1;
+                TL_MARK(R.copy, 'c', d1 - d0);
+                CKS(cudaMemcpyAsync(dx + d0, hx + d0, d1 - d0, cudaMemcpyHostToDevice, R.copy),
+                    "cudaMemcpyAsync (upload)");
+                TL_MARK(R.copy, 'C', d1 - d0);
+                p++;
+                continue;
+            }
+            /* all of chunk c queued: its kernel after its copies */
+            CKS(cudaEventRecord(R.copied[s], R.copy), "cudaEventRecord");
+            CKS(cudaStreamWaitEvent(R.comp, R.copied[s], 0), "cudaStreamWaitEvent");
+            if (st)
+                break;
+            void *dout = (char *)E.out.p + (whole_out ? (size_t)(h.a0 * r->nb) * eso : 0);
+            TL_MARK(R.comp, 'k', 0);
+            if ((st = run_kernel(&h.sub, dx, dx + align16(h.xb), dout, h.sl > 0, h.sl == nslab - 1)))
+                break;
+            TL_MARK(R.comp, 'K', 0);
+            CKS(cudaEventRecord(R.used[s], R.comp), "cudaEventRecord");
+            R.busy[s] = 1;
+            if (!whole_out && h.sl == nslab - 1)
+                CKS(cudaMemcpyAsync((char *)r->out + (size_t)(h.a0 * r->nb) * eso, E.out.p,
+                                    (size_t)(h.na * r->nb) * eso, cudaMemcpyDeviceToHost, R.comp),
+                    "kernel or cudaMemcpy (result)");
+            if (st == GPUDOT_OK && poll && poll())
+                st = GPUDOT_INTERRUPTED;
+            if (++c < nchunks)
+                h = chunk(c);
+            p = 0;
+        }
+        return st;
+    }
+};
+
+/* The ring on the CPU engine's pool (cpu/gpudot_pool.c): the calling thread is the master,
+ * pool threads that come take packing tasks.  (With an OpenMP region the call also waited
+ * at its end for every thread of the team, one the hypervisor had not run yet included.) */
+struct RingLead {
+    RingWalk *w;
+    gpudot_poll_fn poll;
+};
+
+static void ring_worker(void *ctx, int64_t)
+{
+    static_cast<RingWalk *>(ctx)->worker();
+}
+
+static int ring_master(void *lctx, int posted)
+{
+    RingLead *l = static_cast<RingLead *>(lctx);
+    gpudot_status st = l->w->master(posted, l->poll);
+    if (st != GPUDOT_OK)
+        l->w->stop.store(1);
+    return st;
+}
+
+/* A small call on host data in one launch (kDirectBytes): the operands packed by the calling
+ * thread into the ring's first slot (free: every call leaves both ring streams idle), read
+ * there by the kernel (pinned memory, mapped), the results written into the mapped area. */
+gpudot_status dot_direct(const gpudot_dot_req *r, int has_y, size_t esx, size_t esy,
+                                size_t bo, int way)
+{
+    gpudot_dot_req sub = *r;
+    char *h = (char *)R.host[0], *hd = (char *)R.host_dev[0];
+    CopyJob jobs[2];
+    jobs[0] = pack_job(h, r->x, esx, r->bx, r->kx, r->ax, 0, r->na, 0, r->nk, &sub.kx, &sub.ax);
+    size_t xb = jobs[0].len * jobs[0].count, yb = 0;
+    if (has_y) {
+        jobs[1] = pack_job(h + align16(xb), r->y, esy, r->by, r->ky, r->ay, 0, r->na, 0, r->nk,
+                           &sub.ky, &sub.ay);
+        yb = jobs[1].len * jobs[1].count;
+    }
+    copy_range(jobs, has_y ? 2 : 1, 0, xb + yb, way);
+    return run_mapped(&sub, hd, hd + align16(xb), bo);
+}
+
+gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
+{
+    gpudot_status st = begin(r);
+    if (st != GPUDOT_OK)
+        return st;
+    if (r->nb == 0 || r->na == 0)
+        return GPUDOT_OK;
+    if (r->x_dev || (r->y_dev && r->op != GPUDOT_OP_NORM))
+        return dot_resident(r);
+    int has_y = r->op != GPUDOT_OP_NORM;
+    int cplx = r->op != GPUDOT_OP_NORM && (r->cx || r->cy);
+    size_t esx = esize(r->type, r->cx), esy = has_y ? esize(r->type, r->cy) : 0;
+    size_t eso = esize(r->type, cplx);
+    int64_t nk = r->nk > 0 ? r->nk : 0;
+
+    size_t out_all = (size_t)(r->nb * r->na) * eso;
+    size_t bx_all = (size_t)(r->bx * r->kx * r->ax) * esx, by_all = (size_t)(r->by * r->ky * r->ay) * esy;
+
+    /* How the threads store (see kPackNtUpTo); slot size (see kSlotMid, kSlotDemote):
+     * packing, copying and reducing overlap from the second chunk on; the test cap forces
+     * small chunks. */
+    int way = gpudot_pack_way(E.pack != GPUDOT_PACK_AUTO ? E.pack : GPUDOT_PACK_DEMOTE);
+    if (E.pack == GPUDOT_PACK_AUTO && way != GPUDOT_PACK_DEMOTE)
+        way = bx_all + by_all <= kPackNtUpTo ? GPUDOT_PACK_STREAM : GPUDOT_PACK_PLAIN;
+    size_t want = (bx_all + by_all) / 2;
+    size_t most = way == GPUDOT_PACK_DEMOTE             ? kSlotDemote
+                  : bx_all + by_all > kSlotMidUpTo ? kSlotMax
+                                                    : kSlotMid;
+    want = want < kSlotMin ? kSlotMin : want > most ? most : want;
+    want = (want + (1 << 20) - 1) & ~(size_t)((1 << 20) - 1);
+    GPUDOT_MARK(GPUDOT_STAGE_ENGINE_ENTRY);
+    if ((st = ring_need(want)))
+        return st;
+    GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
+    size_t budget = want - 64; /* room to align y's part to 16 bytes */
+    if (E.staging_cap && E.staging_cap < budget)
+        budget = E.staging_cap;
+
+    /* Plan: whole runs, as many outputs (a) per chunk as fit; if one a does not fit, k-slabs
+     * of a single a, their states carried from chunk to chunk. */
+    size_t per_a = (r->ax > 1 ? (size_t)(r->bx * r->kx) * esx : 0) +
+                   (r->ay > 1 ? (size_t)(r->by * r->ky) * esy : 0);
+    size_t fixed = (r->ax > 1 ? 0 : (size_t)(r->bx * r->kx) * esx) +
+                   (r->ay > 1 ? 0 : (size_t)(r->by * r->ky) * esy);
+    int64_t a_per, k_per;
+    if (fixed + per_a <= budget) {
+        a_per = per_a ? (int64_t)((budget - fixed) / per_a) : r->na;
+        a_per = a_per > r->na ? r->na : a_per < 1 ? 1 : a_per;
+        int64_t grid_cap = r->nb > 1 ? kMaxGridX / ((r->nb + kThreads - 1) / kThreads) : kMaxGridX / 64;
+        a_per = a_per > grid_cap ? (grid_cap > 0 ? grid_cap : 1) : a_per;
+        k_per = nk;
+    } else {
+        size_t per_k = (r->kx > 1 ? (size_t)r->bx * esx : 0) + (r->ky > 1 ? (size_t)r->by * esy : 0);
+        size_t fixed_k = (r->kx > 1 ? 0 : (size_t)r->bx * esx) + (r->ky > 1 ? 0 : (size_t)r->by * esy);
+        if (fixed_k + per_k > budget || per_k == 0) {
+            snprintf(E.err, sizeof E.err, "needs %zu bytes of staging for one slice, %zu usable",
+                     fixed_k + per_k, budget);
+            return GPUDOT_OUT_OF_MEMORY;
+        }
+        a_per = 1;
+        k_per = (int64_t)((budget - fixed_k) / per_k);
+        k_per = k_per > nk ? nk : k_per;
+    }
+    if (nk == 0)
+        k_per = 0;
+    int64_t nslab = k_per > 0 ? (nk + k_per - 1) / k_per : 1;
+    int64_t ngroup = (r->na + a_per - 1) / a_per;
+    /* (the ring's test hooks, a cap, a piece size or a way of packing, keep calls in the ring) */
+    if (ngroup * nslab == 1 && nk > 0 && bx_all + by_all <= kDirectBytes && out_all <= kMappedBytes &&
+        !E.staging_cap && !E.piece && E.pack == GPUDOT_PACK_AUTO)
+        return dot_direct(r, has_y, esx, esy, out_all, way);
+
+    /* Outputs stay on the device until the end, unless there are very many of them. */
+    int whole_out = out_all <= kOutWhole;
+    if ((st = buf_need(E.out, whole_out ? out_all : (size_t)(r->nb * a_per) * eso, "cudaMalloc (out)")))
+        return st;
+    if (nslab > 1 && (st = buf_need(E.carry, (size_t)r->nb * sizeof(State), "cudaMalloc (carry)")))
+        return st;
+
+    RingWalk w;
+    w.r = r;
+    w.has_y = has_y;
+    w.esx = esx, w.esy = esy, w.eso = eso;
+    w.nk = nk, w.a_per = a_per, w.k_per = k_per, w.nslab = nslab;
+    w.nchunks = ngroup * nslab;
+    w.whole_out = whole_out;
+    w.way = way;
+    w.piece = E.piece ? E.piece : kPiece;
+    w.first = kPieceFirst < w.piece ? kPieceFirst : w.piece;
+    w.npmax = (int)(want / w.first + 2);
+    std::unique_ptr<std::atomic<int>[]> done(new (std::nothrow) std::atomic<int>[kSlots * w.npmax]);
+    std::unique_ptr<std::atomic<uint64_t>[]> next(new (std::nothrow) std::atomic<uint64_t>[kSlots * w.npmax]);
+    if (!done || !next) {
+        snprintf(E.err, sizeof E.err, "no host memory for the staging ring's counters");
+        return GPUDOT_OUT_OF_MEMORY;
+    }
+    w.done = done.get();
+    w.next = next.get();
+    for (int i = 0; i < kSlots; i++)
+        w.ready[i].store(-1);
+    w.stop.store(0);
+    /* A small call's kernel on stream 0 can still be ending when its results are seen (its
+     * last block empties the tickets after writing them); the ring's streams are not
+     * ordered after stream 0, and share the workspace. */
+    if (E.tail0) {
+        CK(cudaStreamSynchronize(0), "kernel");
+        E.tail0 = 0;
+    }
+    E.stream = R.comp;
+    /* threads: the calling one, which queues the copies and kernels (and packs where it is
+     * alone or waits for a piece), and packing ones from the pool, one per kPackPerThread
+     * of the call's bytes, up to every processor (as OpenMP would use them).  Packing bounds
+     * the ring (bench/results/h100-ring-threads-2026-11-24.txt: 8, 10, 12 and 15 threads,
+     * call by call in one process, single 2^22 1138 / 944 / 826 / 742 us).  Until
+     * 2026-11-24 one processor was left to the CUDA driver's threads: 16 threads against 15
+     * on the 16-vCPU H100 machine, call by call, 4 runs of 2^20-2^24 (RB_AB; results/
+     * h100-ring-threads-2026-11-24.txt): shorter in 32 of 40 rows, single 2^22 876.9 /
+     * 748.8 / 781.7 / 741.1 us against 900.6 / 752.4 / 785.9 / 755.8. */
+    int procs = omp_get_num_procs();
+    int nt = gpudot_workers((int64_t)(bx_all + by_all), (int64_t)kPackPerThread, procs);
+    RingLead lead{&w, poll};
+#ifdef GPUDOT_STAGES
+    TL.n = 0;
+    TL_MARK(R.copy, 'S', 0);
+#endif
+    st = (gpudot_status)gpudot_pool_lead(nt - 1, ring_worker, &w, ring_master, &lead);
+    GPUDOT_MARK(GPUDOT_STAGE_PACK);
+    TL_MARK(R.comp, 'r', 0);
+    if (st == GPUDOT_OK && whole_out)
+        CKS(cudaMemcpyAsync(r->out, E.out.p, out_all, cudaMemcpyDeviceToHost, R.comp),
+            "kernel or cudaMemcpy (result)");
+    /* every exit waits for both streams: nothing of this call runs on after it returns */
+    GPUDOT_MARK(GPUDOT_STAGE_DRAIN);
+    cudaError_t e1 = cudaStreamSynchronize(R.comp), e2 = cudaStreamSynchronize(R.copy);
+    GPUDOT_MARK(GPUDOT_STAGE_WAIT);
+    E.stream = 0;
+    if (st == GPUDOT_OK && (e1 != cudaSuccess || e2 != cudaSuccess))
+        st = fail(e1 != cudaSuccess ? e1 : e2, "kernel or cudaMemcpy (result)");
+    return st;
+}
+
+} // namespace gpudot
+
+using namespace gpudot;
+
+extern "C" {
+
+#ifdef GPUDOT_STAGES
+int gpudot_cuda_timeline(int on, double *gpu_us, double *host_us, char *kind, size_t *bytes, int max)
+{
+    TL.on = on;
+    int n = TL.n < max ? TL.n : max;
+    for (int i = 0; i < n; i++) {
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, TL.ev[0], TL.ev[i]) != cudaSuccess)
+            ms = -1;
+        gpu_us[i] = 1e3 * ms;
+        host_us[i] = 1e6 * (TL.host[i] - TL.host[0]);
+        kind[i] = TL.kind[i];
+        bytes[i] = TL.bytes[i];
+    }
+    return n;
+}
+#endif
+
+} // extern "C"

@@ -1,0 +1,96 @@
+/*
+ * __gpudot__'s test and bench hooks, apart from its public operations:
+ *
+ *   n = __gpudot__ ("__entry_calls__")                  calls the compiled entries' fast path
+ *                                                       answered
+ *   __gpudot__ ("__ping__")                             an empty kernel's round trip (bench)
+ *   __gpudot__ ("__fault__", what)                      the next launch is refused ("launch"),
+ *                                                       the next kernel traps ("trap"), or the
+ *                                                       next device allocation fails ("alloc")
+ *   __gpudot__ ("staging_cap", bytes[, piece[, pack]])  the ring's slot cap (forces chunks),
+ *                                                       copy size and way of packing (any of
+ *                                                       them set: small calls take the ring)
+ *   __gpudot__ ("tile_from", bytes[, blocks])           tile order from bytes a run, launches
+ *                                                       of at most blocks
+ *   __gpudot__ ("runtime_launch", on)                   kernels through the runtime (<<<>>>),
+ *                                                       not cuLaunchKernel
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "gateway.h"
+#include "gpudot_hooks.h"
+
+static void hook_entry_calls(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs, (void)nrhs, (void)prhs;
+    plhs[0] = mxCreateDoubleScalar(gateway_entry_calls());
+}
+
+static void hook_ping(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs, (void)plhs, (void)nrhs, (void)prhs;
+    gpudot_status st = gpudot_cuda_ping();
+    if (st != GPUDOT_OK)
+        raise_status("__gpudot__", st, gpudot_cuda_last_error());
+}
+
+static void hook_fault(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs, (void)plhs;
+    static const char *const names[] = {"none", "launch", "trap", "alloc"};
+    int f = nrhs == 2 ? name_index(prhs[1], names, (int)(sizeof names / sizeof *names)) : -1;
+    if (f < 0)
+        gd_error("gpudot:badOption", "__gpudot__: __fault__ takes \"none\", \"launch\", "
+                                     "\"trap\" or \"alloc\"");
+    gpudot_status st = gpudot_cuda_inject(f);
+    if (st != GPUDOT_OK)
+        raise_status("__gpudot__", st, gpudot_cuda_last_error());
+}
+
+static void hook_staging_cap(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs, (void)plhs;
+    /* the GPUDOT_PACK_* ways, in order */
+    static const char *const ways[] = {"auto", "plain", "stream", "demote"};
+    if (nrhs > 4)
+        gd_error("gpudot:badOption", "__gpudot__: staging_cap takes bytes, piece bytes "
+                                     "and a way of packing");
+    size_t cap = count_arg("staging_cap", nrhs >= 2 ? prhs[1] : NULL);
+    size_t piece = nrhs >= 3 ? count_arg("staging_cap", prhs[2]) : 0;
+    int way = nrhs == 4 ? name_index(prhs[3], ways, (int)(sizeof ways / sizeof *ways))
+                        : GPUDOT_PACK_AUTO;
+    if (way < 0)
+        gd_error("gpudot:badOption", "__gpudot__: staging_cap's way of packing is \"auto\", "
+                                     "\"plain\", \"stream\" or \"demote\"");
+    gpudot_cuda_set_staging_cap(cap, piece, way);
+}
+
+static void hook_tile_from(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs, (void)plhs;
+    if (nrhs > 3)
+        gd_error("gpudot:badOption", "__gpudot__: tile_from takes bytes and blocks");
+    size_t bytes = count_arg("tile_from", nrhs >= 2 ? prhs[1] : NULL);
+    size_t blocks = nrhs == 3 ? count_arg("tile_from", prhs[2]) : 0;
+    gpudot_cuda_set_tile_from(bytes, blocks > INT32_MAX ? INT32_MAX : (int)blocks);
+}
+
+static void hook_runtime_launch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs, (void)plhs;
+    if (nrhs != 2 || !(mxIsNumeric(prhs[1]) || mxIsLogical(prhs[1])) ||
+        mxGetNumberOfElements(prhs[1]) != 1 || mxIsComplex(prhs[1]) || isnan(mxGetScalar(prhs[1])))
+        gd_error("gpudot:badOption", "__gpudot__: runtime_launch takes one value, true or false");
+    gpudot_cuda_set_runtime_launch(mxGetScalar(prhs[1]) != 0);
+}
+
+const gateway_op gateway_hook_ops[] = {
+    {"__entry_calls__", hook_entry_calls},
+    {"__ping__", hook_ping},
+    {"__fault__", hook_fault},
+    {"staging_cap", hook_staging_cap},
+    {"tile_from", hook_tile_from},
+    {"runtime_launch", hook_runtime_launch},
+};
+const size_t gateway_n_hook_ops = sizeof gateway_hook_ops / sizeof *gateway_hook_ops;
