@@ -108,14 +108,18 @@ $(OBJ)/kernels_%.o: $(SRC)/cuda/kernels.cu $(CUDA_HEADERS) $(CONFIG) | $(OBJ)
 $(OBJ)/octave_interrupt.o: $(SRC)/mex/octave_interrupt.cc $(SRC)/mex/octave_interrupt.h | $(OBJ)
 	$(call run,mkoctfile $(notdir $<),$(MKOCTFILE) -c $< -o $@)
 
-$(OBJ)/hooks.o: $(SRC)/mex/hooks.c $(SRC)/mex/gateway.h $(ENGINE_HEADERS) | $(OBJ)
-	$(call run,mkoctfile hooks.c,$(MKOCTFILE) --mex -R2018a -I$(SRC)/include -c $< -o $@)
+# The gateway's other files (mex/gateway.h, mex/registry.h say what they share)
+GATEWAY_OBJS := $(addprefix $(OBJ)/,hooks.o registry.o shapes.o args.o)
+$(GATEWAY_OBJS): $(OBJ)/%.o: $(SRC)/mex/%.c $(SRC)/mex/gateway.h $(SRC)/mex/registry.h \
+                 $(SRC)/mex/gpudot_entry.h $(ENGINE_HEADERS) | $(OBJ)
+	$(call run,mkoctfile $(notdir $<),$(MKOCTFILE) --mex -R2018a -I$(SRC)/include -c $< -o $@)
 
-$(MEX): $(SRC)/mex/__gpudot__.c $(OBJ)/hooks.o $(SRC)/mex/gateway.h $(SRC)/mex/gpudot_entry.h \
+$(MEX): $(SRC)/mex/__gpudot__.c $(GATEWAY_OBJS) $(SRC)/mex/gateway.h $(SRC)/mex/registry.h \
+        $(SRC)/mex/gpudot_entry.h \
         $(SRC)/mex/octave_interrupt.h \
         $(ENGINE_HEADERS) $(ENGINE_OBJS) $(OBJ)/octave_interrupt.o
 	$(call run,mkoctfile --mex __gpudot__.c,$(MKOCTFILE) --mex -R2018a -I$(SRC)/include $(DEFS) \
-	    -o $@ $(SRC)/mex/__gpudot__.c $(OBJ)/hooks.o $(ENGINE_OBJS) $(OBJ)/octave_interrupt.o $(ENGINE_LIBS) \
+	    -o $@ $(SRC)/mex/__gpudot__.c $(GATEWAY_OBJS) $(ENGINE_OBJS) $(OBJ)/octave_interrupt.o $(ENGINE_LIBS) \
 	    -lgomp -L$(OCTLIBDIR) -loctinterp -loctave -Wl$(comma)--no-undefined)
 
 $(OBJ)/gpudot_help.h: $(SRC)/mex/help_string.awk $(foreach f,$(ENTRIES),$(HELPDIR)/$(f).m) | $(OBJ)

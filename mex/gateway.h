@@ -6,6 +6,7 @@
 #define GPUDOT_GATEWAY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mex.h"
 
@@ -25,6 +26,51 @@ int name_index(const mxArray *a, const char *const *names, int n);
 size_t count_arg(const char *op, const mxArray *a);
 /* Calls the compiled entries' fast path answered (a test hook). */
 double gateway_entry_calls(void);
+
+/* ---- mex/shapes.c ---- */
+#define MAXDIMS 64
+
+typedef struct {
+    int nd;
+    int64_t d[MAXDIMS];
+} shape_t;
+void shape_of(const mxArray *a, shape_t *s);
+int is_vector(const shape_t *s);
+int64_t numel_of(const shape_t *s);
+int64_t prod_range(const shape_t *s, int lo, int hi); /* product of extents [lo, hi) */
+/* the extent of o over dims [lo, hi) of broadcast shape b, or -1 where o needs expanding */
+int64_t group_extent(const shape_t *o, const shape_t *b, int lo, int hi);
+void *expand(const void *src, const shape_t *o, const shape_t *b, int nd, size_t es);
+const void *data_of(const mxArray *a);
+float *to_single(const mxArray *a);
+int is_float_array(const mxArray *a);
+mxArray *make_out(int nd, const mwSize *dims, mxClassID cls, int cplx, void **data);
+
+/* ---- mex/args.c ---- */
+/* Inputs of the reduction ops, by slot (IN_Y is P for norms). */
+enum { IN_OP, IN_X, IN_Y, IN_DIM, IN_ACCUM, IN_DEVICE, IN_END };
+
+/* One parsed reduction call, from either entry (see parse_internal, parse_public). */
+typedef struct {
+    const mxArray *x, *y; /* y unused for norms */
+    const mxArray *p;     /* norms: P, or NULL for 2 */
+    int have_dim;
+    int64_t dim;
+    gpudot_accum accum;
+    int dev;
+    int kernel; /* gdot's "kernel" option: -1 none, else the ladder index */
+} call_t;
+int parse_accum(const mxArray *a, gpudot_accum *acc);
+int parse_device(const mxArray *a, int *dev);
+int parse_p(const mxArray *a, int *pk, double *p);
+int parse_kernel(const mxArray *a, int *k);
+void bad_accum(const char *fn) __attribute__((noreturn));
+void bad_device(const char *fn) __attribute__((noreturn));
+void parse_internal(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[], call_t *c);
+void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[], call_t *c);
+/* a public entry's operand as the engine takes it (integers to double, sparse to full) */
+const mxArray *public_operand(const char *fn, const char *name, const mxArray *a);
+char *get_string(const mxArray *a); /* mxFree it; NULL where a is no string */
 
 /* One operation of __gpudot__ (op, args...): prhs[0] is its name. */
 typedef void (*gateway_op_fn)(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);

@@ -1,0 +1,241 @@
+/*
+ * The reduction calls' arguments: options ("accum", "device", "kernel"), P and DIM, from
+ * the .m files' internal form and from the compiled entries' public one.
+ */
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gateway.h"
+#include "gpudot_entry.h"
+#include "gpudot_math.h"
+
+/* "accum" and "device" values (case-sensitive); shared with the compiled entries. */
+int gpudot_entry_accum(const char *s, gpudot_accum *acc)
+{
+    static const char *const names[] = {"native", "double", "compensated"};
+    static const gpudot_accum modes[] = {GPUDOT_ACC_NATIVE, GPUDOT_ACC_DOUBLE, GPUDOT_ACC_COMP};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(s, names[i])) {
+            *acc = modes[i];
+            return 1;
+        }
+    return 0;
+}
+
+int gpudot_entry_device(const char *s, int *dev)
+{
+    static const char *const names[] = {"auto", "gpu", "cpu"}; /* DEV_* in order */
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(s, names[i])) {
+            *dev = i;
+            return 1;
+        }
+    return 0;
+}
+
+int parse_accum(const mxArray *a, gpudot_accum *acc)
+{
+    char *s = get_string(a);
+    int ok = s && gpudot_entry_accum(s, acc);
+    if (s)
+        mxFree(s);
+    return ok;
+}
+
+int parse_device(const mxArray *a, int *dev)
+{
+    char *s = get_string(a);
+    int ok = s && gpudot_entry_device(s, dev);
+    if (s)
+        mxFree(s);
+    return ok;
+}
+
+
+/* The kind of a numeric p (0 for NaN); shared with the compiled entries. */
+int gpudot_entry_p(double v, int *pk)
+{
+    if (v != v)
+        return 0;
+    else if (v == 2)
+        *pk = GD_P_TWO;
+    else if (v == 1)
+        *pk = GD_P_ONE;
+    else if (v == INFINITY)
+        *pk = GD_P_INF;
+    else if (v == -INFINITY)
+        *pk = GD_P_NEGINF;
+    else if (v == 0)
+        *pk = GD_P_ZERO;
+    else
+        *pk = v > 0 ? GD_P_POS : GD_P_NEG;
+    return 1;
+}
+
+/* p of a norm: 2 or "fro", 1, Inf or "inf", -Inf or "-inf", 0, any other real scalar. */
+int parse_p(const mxArray *a, int *pk, double *p)
+{
+    if (mxIsChar(a)) {
+        char *s = mxArrayToString(a);
+        int ok = 1;
+        if (!s)
+            return 0;
+        if (!strcasecmp(s, "fro"))
+            *pk = GD_P_TWO, *p = 2;
+        else if (!strcasecmp(s, "inf"))
+            *pk = GD_P_INF, *p = INFINITY;
+        else if (!strcasecmp(s, "-inf"))
+            *pk = GD_P_NEGINF, *p = -INFINITY;
+        else
+            ok = 0;
+        mxFree(s);
+        return ok;
+    }
+    if (!(mxIsDouble(a) || mxIsSingle(a)) || mxIsComplex(a) || mxIsSparse(a) ||
+        mxGetNumberOfElements(a) != 1)
+        return 0;
+    *p = mxGetScalar(a);
+    return gpudot_entry_p(*p, pk);
+}
+
+
+
+static const char *const ladder_names[] = {"atomic", "shared", "shuffle", "vector", "fused"};
+
+int parse_kernel(const mxArray *a, int *k)
+{
+    int i = name_index(a, ladder_names, (int)(sizeof ladder_names / sizeof *ladder_names));
+    if (i >= 0)
+        *k = i;
+    return i >= 0;
+}
+
+void bad_dim(const char *fn)
+{
+    gd_error("gpudot:badDim", "%s: DIM must be a positive integer scalar", fn);
+}
+
+void parse_dim(const char *fn, const mxArray *D, call_t *c)
+{
+    double dv = (mxIsNumeric(D) && !mxIsComplex(D) && mxGetNumberOfElements(D) == 1)
+                    ? mxGetScalar(D) : NAN;
+    if (!(dv >= 1 && dv == floor(dv) && dv <= 1e15))
+        bad_dim(fn);
+    c->have_dim = 1;
+    c->dim = (int64_t)dv;
+}
+
+void bad_accum(const char *fn)
+{
+    gd_error("gpudot:badOption",
+             "%s: \"accum\" must be \"native\", \"double\" or \"compensated\"", fn);
+}
+
+void bad_device(const char *fn)
+{
+    gd_error("gpudot:badOption", "%s: \"device\" must be \"auto\", \"gpu\" or \"cpu\"", fn);
+}
+
+/* __gpudot__ (op, X, Y or P, dim, accum, device): fixed slots, [] for defaults. */
+void parse_internal(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
+                           call_t *c)
+{
+    int has_y = op != GPUDOT_OP_NORM;
+    memset(c, 0, sizeof *c);
+    c->accum = GPUDOT_ACC_DOUBLE;
+    c->dev = DEV_AUTO;
+    c->kernel = -1;
+    if (nrhs < IN_X + 1 || nrhs > IN_END || (has_y && nrhs < IN_Y + 1))
+        gd_error("gpudot:badOption", "%s: expected %d to 5 arguments after the op", fn,
+                 has_y ? 2 : 1);
+    c->x = prhs[IN_X];
+    if (has_y)
+        c->y = prhs[IN_Y];
+    else if (nrhs > IN_Y && !mxIsEmpty(prhs[IN_Y]))
+        c->p = prhs[IN_Y];
+    if (nrhs > IN_DIM && !mxIsEmpty(prhs[IN_DIM]))
+        parse_dim(fn, prhs[IN_DIM], c);
+    if (nrhs > IN_ACCUM && !parse_accum(prhs[IN_ACCUM], &c->accum))
+        bad_accum(fn);
+    if (nrhs > IN_DEVICE && !parse_device(prhs[IN_DEVICE], &c->dev))
+        bad_device(fn);
+}
+
+/* Whether a is one of the option names (any case). */
+static int is_option_name(const mxArray *a)
+{
+    char buf[16];
+    if (!mxIsChar(a) || mxGetNumberOfElements(a) >= sizeof buf)
+        return 0;
+    mxGetString(a, buf, sizeof buf);
+    return !strcasecmp(buf, "accum") || !strcasecmp(buf, "device") || !strcasecmp(buf, "kernel");
+}
+
+/*
+ * The public entries, called as gdot (x, y, [dim], name, value, ...), gcosine (same) and
+ * gnorm (x, [p], [dim], name, value, ...), through "__entry__": the .m files of the same
+ * names hold the help and the same logic for when they run instead of the compiled entries.
+ */
+void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
+                         call_t *c)
+{
+    int has_y = op != GPUDOT_OP_NORM;
+    int k = has_y ? 2 : 1;
+    memset(c, 0, sizeof *c);
+    c->accum = GPUDOT_ACC_DOUBLE;
+    c->dev = DEV_AUTO;
+    c->kernel = -1;
+    if (nrhs < k)
+        gd_error("Octave:invalid-fun-call", "Invalid call to %s.  Correct usage is:\n\n"
+                 " -- %s (X%s, ...)", fn, fn, has_y ? ", Y" : "");
+    c->x = prhs[0];
+    if (has_y)
+        c->y = prhs[1];
+    else if (k < nrhs && !is_option_name(prhs[k]))
+        c->p = prhs[k++];
+    if (k < nrhs && !mxIsChar(prhs[k]))
+        parse_dim(fn, prhs[k++], c);
+    if ((nrhs - k) % 2)
+        gd_error("gpudot:badOption", "%s: options must come in name/value pairs", fn);
+    for (; k < nrhs; k += 2) {
+        char name[16];
+        if (!mxIsChar(prhs[k]) || mxGetM(prhs[k]) > 1 || mxGetNumberOfElements(prhs[k]) >= sizeof name)
+            gd_error("gpudot:badOption", "%s: option names must be strings", fn);
+        mxGetString(prhs[k], name, sizeof name);
+        if (!strcasecmp(name, "accum")) {
+            if (!parse_accum(prhs[k + 1], &c->accum))
+                bad_accum(fn);
+        } else if (!strcasecmp(name, "device")) {
+            if (!parse_device(prhs[k + 1], &c->dev))
+                bad_device(fn);
+        } else if (!strcasecmp(name, "kernel") && op == GPUDOT_OP_DOT) {
+            if (!parse_kernel(prhs[k + 1], &c->kernel))
+                gd_error("gpudot:badOption",
+                         "%s: \"kernel\" must be \"atomic\", \"shared\", \"shuffle\", "
+                         "\"vector\" or \"fused\"", fn);
+        } else {
+            gd_error("gpudot:badOption", "%s: unknown option \"%s\"", fn, name);
+        }
+    }
+}
+
+/* A public-entry operand as the engine takes it: integers to double (exact product sums),
+ * sparse to full, through Octave itself; non-numeric input is an error. */
+const mxArray *public_operand(const char *fn, const char *name, const mxArray *a)
+{
+    if ((mxIsDouble(a) || mxIsSingle(a)) && !mxIsSparse(a))
+        return a; /* the common case first: class-name compares cost ~0.2 us each */
+    if (mxIsClass(a, "garray"))
+        return a;
+    if (!mxIsNumeric(a))
+        gd_error("gpudot:badType",
+                 "%s: %s must be a numeric array (single, double, integer), not %s", fn,
+                 name, mxGetClassName(a));
+    mxArray *out = NULL, *in = (mxArray *)a;
+    if (mxIsSparse(a))
+        mexCallMATLAB(1, &out, 1, &in, "full");
+    else if (!mxIsDouble(a) && !mxIsSingle(a))
+        mexCallMATLAB(1, &out, 1, &in, "double");
+    return out ? out : a;
+}

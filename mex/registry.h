@@ -1,0 +1,30 @@
+/*
+ * The garray registry (mex/registry.c): garrays by id, found in constant time.
+ */
+#ifndef GPUDOT_REGISTRY_H
+#define GPUDOT_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gateway.h"
+
+typedef struct {
+    int64_t id;
+    void *d; /* device memory, or NULL for a host-held garray */
+    size_t bytes;
+    int nd;
+    mwSize dims[MAXDIMS];
+    int single, cplx;
+} garr_t;
+
+int registry_reserve(void);     /* room for one more entry; 0 where host memory ran out */
+int64_t registry_next_id(void); /* ids are never reused */
+void registry_add(const garr_t *e); /* after registry_reserve */
+garr_t *registry_find(int64_t id);  /* NULL where unknown */
+void registry_remove(garr_t *g);
+size_t registry_count(void);
+size_t registry_bytes(void);
+void registry_release(void); /* frees every garray's device memory and the tables */
+
+#endif
