@@ -12,6 +12,7 @@
 
 #include "gpudot_hooks.h"
 #include "gpudot_fast_loop.h"
+#include "gpudot_math.h"
 
 /* Scalars per chunk of a long reduction: the unit in which runs are split over threads and
  * summed, in a fixed order, so results never depend on the thread count or on which path
@@ -42,23 +43,8 @@ typedef struct {
 
 enum { M_NATIVE_F = 0, M_PLAIN_D = 1, M_COMP = 2 };
 
-static inline void two_sum(double a, double b, double *s, double *e)
-{
-    double t = a + b;
-    double z = t - a;
-    *e = (a - (t - z)) + (b - z);
-    *s = t;
-}
-
-/* Adds a*b to (s, c) with the Dot2 error-free transformations. */
-static inline void comp_add(double *s, double *c, double a, double b)
-{
-    double p = a * b;
-    double ep = fma(a, b, -p);
-    double q;
-    two_sum(*s, p, s, &q);
-    *c += q + ep;
-}
+/* TwoSum and the Dot2 step (gd_two_sum_d, gd_add_prod_d) are gpudot_math.h's, shared with
+ * the kernels. */
 
 /* Adds conj(x) * y for one element pair to acc in mode m (compile-time constants after
  * inlining).  Terms follow Octave's complex multiply: no products with implicit zeros, so a
@@ -97,15 +83,15 @@ acc_elem(acc_t *acc, int m, int cx, int cy, double xr, double xi, double yr, dou
             acc->s[0] += xr * yr;
         }
     } else {
-        comp_add(&acc->s[0], &acc->c[0], xr, yr);
+        gd_add_prod_d(&acc->s[0], &acc->c[0], xr, yr, 1);
         if (cx && cy) {
-            comp_add(&acc->s[0], &acc->c[0], xi, yi);
-            comp_add(&acc->s[1], &acc->c[1], xr, yi);
-            comp_add(&acc->s[1], &acc->c[1], -xi, yr);
+            gd_add_prod_d(&acc->s[0], &acc->c[0], xi, yi, 1);
+            gd_add_prod_d(&acc->s[1], &acc->c[1], xr, yi, 1);
+            gd_add_prod_d(&acc->s[1], &acc->c[1], -xi, yr, 1);
         } else if (cx) {
-            comp_add(&acc->s[1], &acc->c[1], -xi, yr);
+            gd_add_prod_d(&acc->s[1], &acc->c[1], -xi, yr, 1);
         } else if (cy) {
-            comp_add(&acc->s[1], &acc->c[1], xr, yi);
+            gd_add_prod_d(&acc->s[1], &acc->c[1], xr, yi, 1);
         }
     }
 }
@@ -120,7 +106,7 @@ static inline void acc_merge(acc_t *a, const acc_t *b, int m)
             a->s[j] += b->s[j];
         } else {
             double q;
-            two_sum(a->s[j], b->s[j], &a->s[j], &q);
+            gd_two_sum_d(a->s[j], b->s[j], &a->s[j], &q);
             a->c[j] += b->c[j] + q;
         }
     }

@@ -5,6 +5,7 @@
  * parallel.  Each launcher picks one kernel per (mode, complexity) at run time.
  */
 #include "launch.cuh"
+#include "ops.cuh"
 
 namespace gpudot {
 namespace {

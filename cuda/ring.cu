@@ -450,57 +450,56 @@ gpudot_status dot_direct(const gpudot_dot_req *r, int has_y, size_t esx, size_t 
     return run_mapped(&sub, hd, hd + align16(xb), bo);
 }
 
-gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
-{
-    gpudot_status st = begin(r);
-    if (st != GPUDOT_OK)
-        return st;
-    if (r->nb == 0 || r->na == 0)
-        return GPUDOT_OK;
-    if (r->x_dev || (r->y_dev && r->op != GPUDOT_OP_NORM))
-        return dot_resident(r);
-    int has_y = r->op != GPUDOT_OP_NORM;
-    int cplx = r->op != GPUDOT_OP_NORM && (r->cx || r->cy);
-    size_t esx = esize(r->type, r->cx), esy = has_y ? esize(r->type, r->cy) : 0;
-    size_t eso = esize(r->type, cplx);
-    int64_t nk = r->nk > 0 ? r->nk : 0;
+/* A host-data call's plan: element sizes, the way of packing, the slot size, and the
+ * chunks (whole runs, a_per outputs a chunk; where one output does not fit, k-slabs of
+ * k_per elements of one output, their states carried from chunk to chunk). */
+struct RingPlan {
+    int has_y;
+    size_t esx, esy, eso, out_all, bytes;
+    int way;
+    size_t want;
+    int64_t nk, a_per, k_per, nslab, ngroup;
+};
 
-    size_t out_all = (size_t)(r->nb * r->na) * eso;
-    size_t bx_all = (size_t)(r->bx * r->kx * r->ax) * esx, by_all = (size_t)(r->by * r->ky * r->ay) * esy;
+gpudot_status ring_plan(const gpudot_dot_req *r, RingPlan &pl)
+{
+    pl.has_y = r->op != GPUDOT_OP_NORM;
+    int cplx = r->op != GPUDOT_OP_NORM && (r->cx || r->cy);
+    pl.esx = esize(r->type, r->cx);
+    pl.esy = pl.has_y ? esize(r->type, r->cy) : 0;
+    pl.eso = esize(r->type, cplx);
+    pl.nk = r->nk > 0 ? r->nk : 0;
+    pl.out_all = (size_t)(r->nb * r->na) * pl.eso;
+    pl.bytes = (size_t)(r->bx * r->kx * r->ax) * pl.esx + (size_t)(r->by * r->ky * r->ay) * pl.esy;
+    size_t esx = pl.esx, esy = pl.esy;
 
     /* How the threads store (see kPackNtUpTo); slot size (see kSlotMid, kSlotDemote):
      * packing, copying and reducing overlap from the second chunk on; the test cap forces
      * small chunks. */
     int way = gpudot_pack_way(E.pack != GPUDOT_PACK_AUTO ? E.pack : GPUDOT_PACK_DEMOTE);
     if (E.pack == GPUDOT_PACK_AUTO && way != GPUDOT_PACK_DEMOTE)
-        way = bx_all + by_all <= kPackNtUpTo ? GPUDOT_PACK_STREAM : GPUDOT_PACK_PLAIN;
-    size_t want = (bx_all + by_all) / 2;
-    size_t most = way == GPUDOT_PACK_DEMOTE             ? kSlotDemote
-                  : bx_all + by_all > kSlotMidUpTo ? kSlotMax
-                                                    : kSlotMid;
+        way = pl.bytes <= kPackNtUpTo ? GPUDOT_PACK_STREAM : GPUDOT_PACK_PLAIN;
+    size_t want = pl.bytes / 2;
+    size_t most = way == GPUDOT_PACK_DEMOTE ? kSlotDemote
+                  : pl.bytes > kSlotMidUpTo ? kSlotMax
+                                            : kSlotMid;
     want = want < kSlotMin ? kSlotMin : want > most ? most : want;
-    want = (want + (1 << 20) - 1) & ~(size_t)((1 << 20) - 1);
-    GPUDOT_MARK(GPUDOT_STAGE_ENGINE_ENTRY);
-    if ((st = ring_need(want)))
-        return st;
-    GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
-    size_t budget = want - 64; /* room to align y's part to 16 bytes */
+    pl.want = (want + (1 << 20) - 1) & ~(size_t)((1 << 20) - 1);
+    pl.way = way;
+    size_t budget = pl.want - 64; /* room to align y's part to 16 bytes */
     if (E.staging_cap && E.staging_cap < budget)
         budget = E.staging_cap;
 
-    /* Plan: whole runs, as many outputs (a) per chunk as fit; if one a does not fit, k-slabs
-     * of a single a, their states carried from chunk to chunk. */
     size_t per_a = (r->ax > 1 ? (size_t)(r->bx * r->kx) * esx : 0) +
                    (r->ay > 1 ? (size_t)(r->by * r->ky) * esy : 0);
     size_t fixed = (r->ax > 1 ? 0 : (size_t)(r->bx * r->kx) * esx) +
                    (r->ay > 1 ? 0 : (size_t)(r->by * r->ky) * esy);
-    int64_t a_per, k_per;
     if (fixed + per_a <= budget) {
-        a_per = per_a ? (int64_t)((budget - fixed) / per_a) : r->na;
+        int64_t a_per = per_a ? (int64_t)((budget - fixed) / per_a) : r->na;
         a_per = a_per > r->na ? r->na : a_per < 1 ? 1 : a_per;
         int64_t grid_cap = r->nb > 1 ? kMaxGridX / ((r->nb + kThreads - 1) / kThreads) : kMaxGridX / 64;
-        a_per = a_per > grid_cap ? (grid_cap > 0 ? grid_cap : 1) : a_per;
-        k_per = nk;
+        pl.a_per = a_per > grid_cap ? (grid_cap > 0 ? grid_cap : 1) : a_per;
+        pl.k_per = pl.nk;
     } else {
         size_t per_k = (r->kx > 1 ? (size_t)r->bx * esx : 0) + (r->ky > 1 ? (size_t)r->by * esy : 0);
         size_t fixed_k = (r->kx > 1 ? 0 : (size_t)r->bx * esx) + (r->ky > 1 ? 0 : (size_t)r->by * esy);
@@ -509,37 +508,36 @@ gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
                      fixed_k + per_k, budget);
             return GPUDOT_OUT_OF_MEMORY;
         }
-        a_per = 1;
-        k_per = (int64_t)((budget - fixed_k) / per_k);
-        k_per = k_per > nk ? nk : k_per;
+        pl.a_per = 1;
+        int64_t k_per = (int64_t)((budget - fixed_k) / per_k);
+        pl.k_per = k_per > pl.nk ? pl.nk : k_per;
     }
-    if (nk == 0)
-        k_per = 0;
-    int64_t nslab = k_per > 0 ? (nk + k_per - 1) / k_per : 1;
-    int64_t ngroup = (r->na + a_per - 1) / a_per;
-    /* (the ring's test hooks, a cap, a piece size or a way of packing, keep calls in the ring) */
-    if (ngroup * nslab == 1 && nk > 0 && bx_all + by_all <= kDirectBytes && out_all <= kMappedBytes &&
-        !E.staging_cap && !E.piece && E.pack == GPUDOT_PACK_AUTO)
-        return dot_direct(r, has_y, esx, esy, out_all, way);
+    if (pl.nk == 0)
+        pl.k_per = 0;
+    pl.nslab = pl.k_per > 0 ? (pl.nk + pl.k_per - 1) / pl.k_per : 1;
+    pl.ngroup = (r->na + pl.a_per - 1) / pl.a_per;
+    return GPUDOT_OK;
+}
 
-    /* Outputs stay on the device until the end, unless there are very many of them. */
-    int whole_out = out_all <= kOutWhole;
-    if ((st = buf_need(E.out, whole_out ? out_all : (size_t)(r->nb * a_per) * eso, "cudaMalloc (out)")))
-        return st;
-    if (nslab > 1 && (st = buf_need(E.carry, (size_t)r->nb * sizeof(State), "cudaMalloc (carry)")))
-        return st;
-
+/* The ring's run of a planned call: the calling thread queues copies and kernels (and packs
+ * where it is alone or waits for a piece), packing threads come from the pool, one per
+ * kPackPerThread of the call's bytes, up to every processor (fewer are slower at every
+ * size: doc/design.md). */
+gpudot_status ring_run(const gpudot_dot_req *r, const RingPlan &pl, int whole_out,
+                       gpudot_poll_fn poll)
+{
+    gpudot_status st;
     RingWalk w;
     w.r = r;
-    w.has_y = has_y;
-    w.esx = esx, w.esy = esy, w.eso = eso;
-    w.nk = nk, w.a_per = a_per, w.k_per = k_per, w.nslab = nslab;
-    w.nchunks = ngroup * nslab;
+    w.has_y = pl.has_y;
+    w.esx = pl.esx, w.esy = pl.esy, w.eso = pl.eso;
+    w.nk = pl.nk, w.a_per = pl.a_per, w.k_per = pl.k_per, w.nslab = pl.nslab;
+    w.nchunks = pl.ngroup * pl.nslab;
     w.whole_out = whole_out;
-    w.way = way;
+    w.way = pl.way;
     w.piece = E.piece ? E.piece : kPiece;
     w.first = kPieceFirst < w.piece ? kPieceFirst : w.piece;
-    w.npmax = (int)(want / w.first + 2);
+    w.npmax = (int)(pl.want / w.first + 2);
     std::unique_ptr<std::atomic<int>[]> done(new (std::nothrow) std::atomic<int>[kSlots * w.npmax]);
     std::unique_ptr<std::atomic<uint64_t>[]> next(new (std::nothrow) std::atomic<uint64_t>[kSlots * w.npmax]);
     if (!done || !next) {
@@ -559,17 +557,7 @@ gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
         E.tail0 = 0;
     }
     E.stream = R.comp;
-    /* threads: the calling one, which queues the copies and kernels (and packs where it is
-     * alone or waits for a piece), and packing ones from the pool, one per kPackPerThread
-     * of the call's bytes, up to every processor (as OpenMP would use them).  Packing bounds
-     * the ring (bench/results/h100-ring-threads-2026-11-24.txt: 8, 10, 12 and 15 threads,
-     * call by call in one process, single 2^22 1138 / 944 / 826 / 742 us).  Until
-     * 2026-11-24 one processor was left to the CUDA driver's threads: 16 threads against 15
-     * on the 16-vCPU H100 machine, call by call, 4 runs of 2^20-2^24 (RB_AB; results/
-     * h100-ring-threads-2026-11-24.txt): shorter in 32 of 40 rows, single 2^22 876.9 /
-     * 748.8 / 781.7 / 741.1 us against 900.6 / 752.4 / 785.9 / 755.8. */
-    int procs = omp_get_num_procs();
-    int nt = gpudot_workers((int64_t)(bx_all + by_all), (int64_t)kPackPerThread, procs);
+    int nt = gpudot_workers((int64_t)pl.bytes, (int64_t)kPackPerThread, omp_get_num_procs());
     RingLead lead{&w, poll};
 #ifdef GPUDOT_STAGES
     TL.n = 0;
@@ -579,7 +567,7 @@ gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     GPUDOT_MARK(GPUDOT_STAGE_PACK);
     TL_MARK(R.comp, 'r', 0);
     if (st == GPUDOT_OK && whole_out)
-        CKS(cudaMemcpyAsync(r->out, E.out.p, out_all, cudaMemcpyDeviceToHost, R.comp),
+        CKS(cudaMemcpyAsync(r->out, E.out.p, pl.out_all, cudaMemcpyDeviceToHost, R.comp),
             "kernel or cudaMemcpy (result)");
     /* every exit waits for both streams: nothing of this call runs on after it returns */
     GPUDOT_MARK(GPUDOT_STAGE_DRAIN);
@@ -589,6 +577,39 @@ gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     if (st == GPUDOT_OK && (e1 != cudaSuccess || e2 != cudaSuccess))
         st = fail(e1 != cudaSuccess ? e1 : e2, "kernel or cudaMemcpy (result)");
     return st;
+}
+
+/* One pass of a call: resident operands on the device (plan.cu), host data direct or
+ * through the ring. */
+gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
+{
+    gpudot_status st = begin(r);
+    if (st != GPUDOT_OK)
+        return st;
+    if (r->nb == 0 || r->na == 0)
+        return GPUDOT_OK;
+    if (r->x_dev || (r->y_dev && r->op != GPUDOT_OP_NORM))
+        return dot_resident(r);
+    RingPlan pl;
+    GPUDOT_MARK(GPUDOT_STAGE_ENGINE_ENTRY);
+    if ((st = ring_plan(r, pl)))
+        return st;
+    if ((st = ring_need(pl.want)))
+        return st;
+    GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
+    /* (the ring's test hooks, a cap, a piece size or a way of packing, keep calls in the ring) */
+    if (pl.ngroup * pl.nslab == 1 && pl.nk > 0 && pl.bytes <= kDirectBytes &&
+        pl.out_all <= kMappedBytes && !E.staging_cap && !E.piece && E.pack == GPUDOT_PACK_AUTO)
+        return dot_direct(r, pl.has_y, pl.esx, pl.esy, pl.out_all, pl.way);
+
+    /* Outputs stay on the device until the end, unless there are very many of them. */
+    int whole_out = pl.out_all <= kOutWhole;
+    size_t out_bytes = whole_out ? pl.out_all : (size_t)(r->nb * pl.a_per) * pl.eso;
+    if ((st = buf_need(E.out, out_bytes, "cudaMalloc (out)")))
+        return st;
+    if (pl.nslab > 1 && (st = buf_need(E.carry, (size_t)r->nb * sizeof(State), "cudaMalloc (carry)")))
+        return st;
+    return ring_run(r, pl, whole_out, poll);
 }
 
 } // namespace gpudot
