@@ -11,6 +11,7 @@
 #   make check-big  GPU machine: 2^32 + 3 elements, a host vector beyond device memory
 #   make dist       gpudot-VERSION.tar.gz for `pkg install`
 #   make check-dist build the tarball, pkg install it into a scratch prefix, pkg load, test
+#   make format-check  C, C++ and CUDA sources as clang-format (.clang-format) writes them (CI)
 #   make check-distro  check and check-dist on Debian sid's Octave (DISTRO=trixie: 9.4) in a
 #                   debootstrap chroot, CUDA bind-mounted read-only (root; CI)
 NAME    := gpudot
@@ -139,6 +140,17 @@ check-dist: dist
 	  $(OCTAVE) $(OCTFLAGS) tests/pkg_install_check.m
 	GPUDOT_PKG_PREFIX=$(CURDIR)/$(BUILD)/pkgroot $(OCTAVE) $(OCTFLAGS) tests/run_tests.m
 
+# Every C, C++ and CUDA source as clang-format writes it; `clang-format -i FILE` mends one.
+CLANG_FORMAT ?= clang-format
+format-check:
+	@command -v $(CLANG_FORMAT) >/dev/null 2>&1 || { \
+	  echo "gpudot: installing clang-format"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends clang-format >/dev/null; }
+	@bad=0; for f in $$(git ls-files '*.c' '*.h' '*.cc' '*.cu' '*.cuh'); do \
+	  $(CLANG_FORMAT) --dry-run --Werror "$$f" >/dev/null 2>&1 || { echo "not formatted: $$f"; bad=1; }; \
+	done; [ $$bad = 0 ] && echo "format-check: ok"
+
 # Another Debian release's Octave: a chroot from Debian's packages, kept in
 # /var/tmp/gpudot-chroot/$(DISTRO) between runs (tests/distro_check.sh).
 DISTRO ?= sid
@@ -150,4 +162,4 @@ clean:
 	rm -rf $(BUILD) $(NAME)-*.tar.gz
 
 FORCE:
-.PHONY: all deps plot-deps check check-valgrind check-pool soak check-sanitize check-big demo bench dist check-dist check-distro clean FORCE
+.PHONY: all deps plot-deps check check-valgrind check-pool soak check-sanitize check-big demo bench dist check-dist check-distro format-check clean FORCE

@@ -152,16 +152,3 @@ $(BENCH): $(SRC)/bench/kernel_bench.cu $(SRC)/bench/bench_check.h $(ENGINE_OBJS)
 	$(NVCC) $(NVCC_FLAGS) -o $@ $< $(ENGINE_OBJS) -lcublas -lgomp \
 	    -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64
 .PHONY: bench
-
-# Round-trip probe of small calls without Octave (bench/latency_probe.cu).
-PROBE := $(OUT)/latency_probe
-probe: $(PROBE)
-$(PROBE): $(SRC)/bench/latency_probe.cu $(SRC)/bench/bench_check.h
-	$(NVCC) -std=c++17 -O2 $(NVCC_HOST) $(NVCC_GENCODE) -o $@ $<
-# The same through the engine's fast path, beside a CPU-speed reference (bench/call_probe.cu).
-CALL_PROBE := $(OUT)/call_probe
-probe: $(CALL_PROBE)
-$(CALL_PROBE): $(SRC)/bench/call_probe.cu $(SRC)/bench/bench_check.h $(ENGINE_OBJS)
-	$(NVCC) $(NVCC_FLAGS) -o $@ $< $(ENGINE_OBJS) -lgomp \
-	    -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64
-.PHONY: probe

@@ -1,6 +1,5 @@
 /*
- * Shared by the benchmark programs (bench/kernel_bench.cu, latency_probe.cu, call_probe.cu,
- * cluster_probe.cu, hmm_probe.cu): CK (call), the check of a CUDA call (a failure prints
+ * For bench/kernel_bench.cu: CK (call), the check of a CUDA call (a failure prints
  * where and why, and ends the program; the engine never exits, these are stand-alone
  * tools), stats (the median, 10th and 90th percentile of timings), hold_kernel, the queue
  * holder of the GPU timings, and the random fills.
@@ -14,13 +13,13 @@
 
 #include <cuda_runtime.h>
 
-#define CK(x)                                                                              \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));     \
-            exit(1);                                                                       \
-        }                                                                                  \
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        cudaError_t e_ = (x);                                                                      \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));             \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 struct Stats {
@@ -39,7 +38,7 @@ static inline Stats stats(std::vector<double> v)
  * synchronized the device, which no timed call should, would otherwise wait for it forever).
  * NVBench's method: the timed launches and their events are queued behind this kernel, so
  * the events time the GPU's work, not the host's launch cost, which on the H100 VM is
- * 3-4.5 us per launch (build/latency_probe, launch_call) and was inside every kernel row
+ * 3-4.5 us per launch and was inside every kernel row
  * before (a third of the time of a 12 us kernel). */
 __global__ void hold_kernel(volatile int *release, int *timed_out)
 {

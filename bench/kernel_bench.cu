@@ -108,8 +108,8 @@ static cublasHandle_t H;
 static void *dres; /* results (device), 64 bytes */
 
 /* one gpudot launch on device data: canonical shape nb = 1, runs of nk, na outputs */
-static void gd(gpudot_op op, gpudot_type t, int cx, int cy, gpudot_accum acc, int pk,
-               const void *x, const void *y, int64_t nk, int64_t na, int64_t ax, void *out)
+static void gd(gpudot_op op, gpudot_type t, int cx, int cy, gpudot_accum acc, int pk, const void *x,
+               const void *y, int64_t nk, int64_t na, int64_t ax, void *out)
 {
     gpudot_dot_req r;
     memset(&r, 0, sizeof r);
@@ -209,13 +209,16 @@ static void vectors(const cudaDeviceProp &prop, int minlog, int maxlog, unsigned
                 read_ceiling<<<g, 256>>>((const float4 *)xs[s], nullptr, bytes / 16, sink);
             });
             C("read_ceiling_2", 2.0 * bytes, [&](int s) {
-                read_ceiling<<<g, 256>>>((const float4 *)xs[s], (const float4 *)ys[s], bytes / 16, sink);
+                read_ceiling<<<g, 256>>>((const float4 *)xs[s], (const float4 *)ys[s], bytes / 16,
+                                         sink);
             });
             const char *accn[] = {"native", "double", "compensated"};
             char name[64];
             for (int a = 0; a < 3; a++) {
                 snprintf(name, sizeof name, "gdot_%s", accn[a]);
-                T(name, 2.0 * bytes, [&](int s) { gd(GPUDOT_OP_DOT, t, 0, 0, (gpudot_accum)a, 0, xs[s], ys[s], n, 1, 1, dres); });
+                T(name, 2.0 * bytes, [&](int s) {
+                    gd(GPUDOT_OP_DOT, t, 0, 0, (gpudot_accum)a, 0, xs[s], ys[s], n, 1, 1, dres);
+                });
             }
             T(dbl ? "cublasDdot" : "cublasSdot", 2.0 * bytes, [&](int s) {
                 if (dbl)
@@ -227,10 +230,19 @@ static void vectors(const cudaDeviceProp &prop, int minlog, int maxlog, unsigned
             const char *pkn[] = {"2", "1", "Inf"};
             for (int k = 0; k < 3; k++) {
                 snprintf(name, sizeof name, "gnorm_p%s_double", pkn[k]);
-                T(name, bytes, [&](int s) { gd(GPUDOT_OP_NORM, t, 0, 0, GPUDOT_ACC_DOUBLE, pks[k], xs[s], nullptr, n, 1, 1, dres); });
+                T(name, bytes, [&](int s) {
+                    gd(GPUDOT_OP_NORM, t, 0, 0, GPUDOT_ACC_DOUBLE, pks[k], xs[s], nullptr, n, 1, 1,
+                       dres);
+                });
             }
-            T("gnorm_p2_native", bytes, [&](int s) { gd(GPUDOT_OP_NORM, t, 0, 0, GPUDOT_ACC_NATIVE, GD_P_TWO, xs[s], nullptr, n, 1, 1, dres); });
-            T("gnorm_p2_compensated", bytes, [&](int s) { gd(GPUDOT_OP_NORM, t, 0, 0, GPUDOT_ACC_COMP, GD_P_TWO, xs[s], nullptr, n, 1, 1, dres); });
+            T("gnorm_p2_native", bytes, [&](int s) {
+                gd(GPUDOT_OP_NORM, t, 0, 0, GPUDOT_ACC_NATIVE, GD_P_TWO, xs[s], nullptr, n, 1, 1,
+                   dres);
+            });
+            T("gnorm_p2_compensated", bytes, [&](int s) {
+                gd(GPUDOT_OP_NORM, t, 0, 0, GPUDOT_ACC_COMP, GD_P_TWO, xs[s], nullptr, n, 1, 1,
+                   dres);
+            });
             T(dbl ? "cublasDnrm2" : "cublasSnrm2", bytes, [&](int s) {
                 if (dbl)
                     cublasDnrm2(H, nI, (double *)xs[s], 1, (double *)dres);
@@ -239,25 +251,38 @@ static void vectors(const cudaDeviceProp &prop, int minlog, int maxlog, unsigned
             });
             for (int a = 0; a < 3; a++) {
                 snprintf(name, sizeof name, "gcosine_%s", accn[a]);
-                T(name, 2.0 * bytes, [&](int s) { gd(GPUDOT_OP_COS, t, 0, 0, (gpudot_accum)a, 0, xs[s], ys[s], n, 1, 1, dres); });
+                T(name, 2.0 * bytes, [&](int s) {
+                    gd(GPUDOT_OP_COS, t, 0, 0, (gpudot_accum)a, 0, xs[s], ys[s], n, 1, 1, dres);
+                });
             }
             if (cplx_ok) { /* n complex elements: 2n scalars per operand */
-                T("gdot_complex_double", 4.0 * bytes, [&](int s) { gd(GPUDOT_OP_DOT, t, 1, 1, GPUDOT_ACC_DOUBLE, 0, xs[s], ys[s], n, 1, 1, dres); });
-                T("gdot_complex_native", 4.0 * bytes, [&](int s) { gd(GPUDOT_OP_DOT, t, 1, 1, GPUDOT_ACC_NATIVE, 0, xs[s], ys[s], n, 1, 1, dres); });
+                T("gdot_complex_double", 4.0 * bytes, [&](int s) {
+                    gd(GPUDOT_OP_DOT, t, 1, 1, GPUDOT_ACC_DOUBLE, 0, xs[s], ys[s], n, 1, 1, dres);
+                });
+                T("gdot_complex_native", 4.0 * bytes, [&](int s) {
+                    gd(GPUDOT_OP_DOT, t, 1, 1, GPUDOT_ACC_NATIVE, 0, xs[s], ys[s], n, 1, 1, dres);
+                });
                 T(dbl ? "cublasZdotc" : "cublasCdotc", 4.0 * bytes, [&](int s) {
                     if (dbl)
-                        cublasZdotc(H, nI, (cuDoubleComplex *)xs[s], 1, (cuDoubleComplex *)ys[s], 1, (cuDoubleComplex *)dres);
+                        cublasZdotc(H, nI, (cuDoubleComplex *)xs[s], 1, (cuDoubleComplex *)ys[s], 1,
+                                    (cuDoubleComplex *)dres);
                     else
-                        cublasCdotc(H, nI, (cuComplex *)xs[s], 1, (cuComplex *)ys[s], 1, (cuComplex *)dres);
+                        cublasCdotc(H, nI, (cuComplex *)xs[s], 1, (cuComplex *)ys[s], 1,
+                                    (cuComplex *)dres);
                 });
-                T("gnorm_complex_p2_double", 2.0 * bytes, [&](int s) { gd(GPUDOT_OP_NORM, t, 1, 0, GPUDOT_ACC_DOUBLE, GD_P_TWO, xs[s], nullptr, n, 1, 1, dres); });
+                T("gnorm_complex_p2_double", 2.0 * bytes, [&](int s) {
+                    gd(GPUDOT_OP_NORM, t, 1, 0, GPUDOT_ACC_DOUBLE, GD_P_TWO, xs[s], nullptr, n, 1,
+                       1, dres);
+                });
                 T(dbl ? "cublasDznrm2" : "cublasScnrm2", 2.0 * bytes, [&](int s) {
                     if (dbl)
                         cublasDznrm2(H, nI, (cuDoubleComplex *)xs[s], 1, (double *)dres);
                     else
                         cublasScnrm2(H, nI, (cuComplex *)xs[s], 1, (float *)dres);
                 });
-                T("gcosine_complex_double", 4.0 * bytes, [&](int s) { gd(GPUDOT_OP_COS, t, 1, 1, GPUDOT_ACC_DOUBLE, 0, xs[s], ys[s], n, 1, 1, dres); });
+                T("gcosine_complex_double", 4.0 * bytes, [&](int s) {
+                    gd(GPUDOT_OP_COS, t, 1, 1, GPUDOT_ACC_DOUBLE, 0, xs[s], ys[s], n, 1, 1, dres);
+                });
             }
             for (int s = 0; s < nsets; s++) {
                 cudaFree(xs[s]);
@@ -304,25 +329,32 @@ static void batched(const cudaDeviceProp &prop, unsigned long long *sink)
             int reps = bytes > 1e9 ? 15 : 60;
             int g = prop.multiProcessorCount * 8;
             Stats c = time_us(nsets, reps, [&](int s) {
-                read_ceiling<<<g, 256>>>((const float4 *)ys[s], sh.query ? nullptr : (const float4 *)xs[s], ybytes / 16, sink);
+                read_ceiling<<<g, 256>>>((const float4 *)ys[s],
+                                         sh.query ? nullptr : (const float4 *)xs[s], ybytes / 16,
+                                         sink);
             });
-            row(sh.query ? "read_ceiling_1" : "read_ceiling_2", cls, sh.name, (double)(sh.nk * sh.na), c, bytes);
+            row(sh.query ? "read_ceiling_1" : "read_ceiling_2", cls, sh.name,
+                (double)(sh.nk * sh.na), c, bytes);
             gpudot_type t = dbl ? GPUDOT_F64 : GPUDOT_F32;
             int64_t ax = sh.query ? 1 : sh.na;
             for (int op = 0; op < 2; op++) {
                 gpudot_op o = op ? GPUDOT_OP_COS : GPUDOT_OP_DOT;
                 CK(cudaMemset(out, 0xff, (size_t)sh.na * es));
-                Stats s = time_us(nsets, reps, [&](int k) { gd(o, t, 0, 0, GPUDOT_ACC_DOUBLE, 0, xs[k], ys[k], sh.nk, sh.na, ax, out); });
+                Stats s = time_us(nsets, reps, [&](int k) {
+                    gd(o, t, 0, 0, GPUDOT_ACC_DOUBLE, 0, xs[k], ys[k], sh.nk, sh.na, ax, out);
+                });
                 std::vector<char> h((size_t)sh.na * es);
                 CK(cudaMemcpy(h.data(), out, h.size(), cudaMemcpyDeviceToHost));
                 for (int64_t i = 0; i < sh.na; i++) {
                     double v = dbl ? ((double *)h.data())[i] : ((float *)h.data())[i];
                     if (v != v) {
-                        fprintf(stderr, "kernel_bench: %s %s output %lld is NaN\n", sh.name, op ? "gcosine" : "gdot", (long long)i);
+                        fprintf(stderr, "kernel_bench: %s %s output %lld is NaN\n", sh.name,
+                                op ? "gcosine" : "gdot", (long long)i);
                         exit(1);
                     }
                 }
-                row(op ? "gcosine_double" : "gdot_double", cls, sh.name, (double)(sh.nk * sh.na), s, bytes);
+                row(op ? "gcosine_double" : "gdot_double", cls, sh.name, (double)(sh.nk * sh.na), s,
+                    bytes);
             }
             if (sh.query) { /* the cuBLAS way to score a query: E' q with gemv */
                 float one = 1, zero = 0;
@@ -332,7 +364,8 @@ static void batched(const cudaDeviceProp &prop, unsigned long long *sink)
                 CK(cudaMemcpy(d_one, &one, 4, cudaMemcpyHostToDevice));
                 CK(cudaMemcpy(d_zero, &zero, 4, cudaMemcpyHostToDevice));
                 Stats s = time_us(nsets, reps, [&](int k) {
-                    cublasSgemv(H, CUBLAS_OP_T, (int)sh.nk, (int)sh.na, d_one, (float *)ys[k], (int)sh.nk, (float *)xs[k], 1, d_zero, (float *)out, 1);
+                    cublasSgemv(H, CUBLAS_OP_T, (int)sh.nk, (int)sh.na, d_one, (float *)ys[k],
+                                (int)sh.nk, (float *)xs[k], 1, d_zero, (float *)out, 1);
                 });
                 row("cublasSgemv_T", cls, sh.name, (double)(sh.nk * sh.na), s, bytes);
                 cudaFree(d_one);
@@ -356,7 +389,8 @@ static void copies()
     CK(cudaMalloc(&a, big));
     CK(cudaMalloc(&b, big));
     fill(a, big, 0, 1);
-    Stats s = time_us(1, 20, [&](int) { CK(cudaMemcpyAsync(b, a, big, cudaMemcpyDeviceToDevice)); });
+    Stats s =
+        time_us(1, 20, [&](int) { CK(cudaMemcpyAsync(b, a, big, cudaMemcpyDeviceToDevice)); });
     row("copy_d2d", "bytes", "1GiB", (double)big, s, 2.0 * big);
     size_t hb = (size_t)256 << 20;
     void *pinned;
@@ -366,7 +400,8 @@ static void copies()
     row("copy_h2d_pinned", "bytes", "256MiB", (double)hb, s, (double)hb);
     cudaFreeHost(pinned);
     std::vector<char> pageable(hb, 1);
-    s = time_us(1, 10, [&](int) { CK(cudaMemcpy(a, pageable.data(), hb, cudaMemcpyHostToDevice)); }, 0);
+    s = time_us(
+        1, 10, [&](int) { CK(cudaMemcpy(a, pageable.data(), hb, cudaMemcpyHostToDevice)); }, 0);
     row("copy_h2d_pageable", "bytes", "256MiB", (double)hb, s, (double)hb);
     cudaFree(a);
     cudaFree(b);

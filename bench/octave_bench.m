@@ -17,8 +17,8 @@
 ## call alone (tic/toc around it); C(:, c) is then the median, 10th and 90th percentile of
 ## those single calls over all rounds.  Loop means also count the VM's slow phases (runs of
 ## calls up to 9x slower than their median, in ring_bench without Octave too; a pinned copy
-## measured at 2/3 of its rate in one: bench/notes.md, target 6) wherever they fall; the
-## median of single calls is the "many calls, median" of issue 5.
+## measured at 2/3 of its rate in one: doc/design.md) wherever they fall; the
+## median of single calls is the target's "many calls, median".
 function [T, C] = rounds_us (codes, nsets, budget_s, percall = false (size (codes)))
   nc = numel (codes);
   per = zeros (nc, 1);
@@ -155,8 +155,7 @@ for cls = {"single", "double"}
         ## costs a few us of its own); L2 holds these sizes whatever we rotate.  An empty
         ## MEX call in the same rounds (resident_floor_mex): pure host work, so the row
         ## shows how fast the host was while they ran (the VMs' vCPUs took 3.1 to 6.2 us
-        ## for it, and every small call moves with it: bench/results/
-        ## h100-call-decomposition-2026-11-24.txt)
+        ## for it, and every small call moves with it)
         g1 = G{1};  h1 = Hh{1};
         T = rounds_us ({"gdot (g1, h1)", "gnorm (g1)", "gcosine (g1, h1)", ...
                         "__gpudot__ ('gpu_available')"}, 1, 4 * budget);

@@ -2,7 +2,7 @@
 """bench/report.py KERNEL_CSV OCTAVE_CSV [--command C] [--seconds S]
 
 Joins the two CSVs of bench/run_bench.sh into bench/results/<device>.csv and writes
-BENCHMARKS.md: ceilings, the six targets of issue 5 with their measured ratios, and the full
+BENCHMARKS.md: ceilings, the six performance targets with their measured ratios, and the full
 tables.  bench/notes.md (hand-written: what a miss means and the next step) is appended."""
 import argparse
 import csv
@@ -99,7 +99,7 @@ pinned = next((x["gbs"] for x in rows if x["op"] == "copy_h2d_pinned"), None)
 P("")
 
 # ---- targets
-P("## Targets (issue 5), ratios from this run\n")
+P("## Targets, ratios from this run\n")
 P("| # | target | measured | met |\n|---|---|---|---|")
 
 
@@ -209,7 +209,7 @@ for cls in ("single", "double"):
     for lg in range(22, 27, 2):
         parts = []
         for blas in passes or [None]:
-            # judged on the median of single calls (issue 5: "many calls, median") where the
+            # judged on the median of single calls ("many calls, median") where the
             # run has them; the loop mean beside it (it counts the VM's slow phases)
             r = get("octave", "host_gdot_gpu", cls, f"2^{lg}", blas)
             c = get("octave", "host_gdot_gpu_call", cls, f"2^{lg}", blas)

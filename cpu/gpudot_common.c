@@ -48,7 +48,8 @@ gpudot_status gpudot_check_req(const gpudot_dot_req *r)
 
 int gpudot_fast_variant(gpudot_dot_req *r)
 {
-    int two = r->op == GPUDOT_OP_NORM && (r->pk == GD_P_TWO || r->pk == GD_P_SSQ || r->pk == GD_P_SSQX);
+    int two =
+        r->op == GPUDOT_OP_NORM && (r->pk == GD_P_TWO || r->pk == GD_P_SSQ || r->pk == GD_P_SSQX);
     if (!two && r->op != GPUDOT_OP_COS)
         return 0;
     int exact = r->type == GPUDOT_F32 && r->accum != GPUDOT_ACC_NATIVE;

@@ -20,7 +20,7 @@
 #define CHUNK ((int64_t)1 << 12)
 /* A run is split into its chunks only from 2 * PER_THREAD scalars: on the H100 machine's
  * 16-core VM, with one thread a run single 2^15-2^16 ran at 1.1-1.3x Octave's dot, split
- * at 0.65-0.8x (issue 5, target 6: "auto" within 1.25x of dot); runs of 2^14 split over 4
+ * at 0.65-0.8x; runs of 2^14 split over 4
  * threads measured no faster there than one thread.  The chunks go to the pool
  * (cpu/gpudot_pool.c), one task each: with OpenMP a team of all 16 threads on 2^16 doubles
  * once took 473 us a call (median; 79-3766 us) against dot's 51 in a `make bench`, as a
@@ -145,30 +145,28 @@ static void store(const gpudot_dot_req *r, int m, int64_t o, const acc_t *a)
 
 /* Sum of n element pairs starting at x, y (element strides sx, sy in {0, 1}) into LANES
  * lanes combined in a fixed tree.  T is float or double. */
-#define DEFINE_RUN(SUF, T)                                                                 \
-    static inline __attribute__((always_inline)) acc_t run_##SUF(                          \
-        const T *x, int64_t sx, const T *y, int64_t sy, int64_t n, int m, int cx, int cy)  \
-    {                                                                                      \
-        acc_t lane[LANES];                                                                 \
-        memset(lane, 0, sizeof lane);                                                      \
-        int64_t ex = cx ? 2 : 1, ey = cy ? 2 : 1;                                          \
-        int64_t k = 0;                                                                     \
-        for (; k + LANES <= n; k += LANES) {                                               \
-            for (int l = 0; l < LANES; l++) {                                              \
-                const T *px = x + (k + l) * sx * ex, *py = y + (k + l) * sy * ey;          \
-                acc_elem(&lane[l], m, cx, cy, px[0], cx ? px[1] : 0.0, py[0],              \
-                         cy ? py[1] : 0.0);                                                \
-            }                                                                              \
-        }                                                                                  \
-        for (int l = 0; k < n; k++, l++) {                                                 \
-            const T *px = x + k * sx * ex, *py = y + k * sy * ey;                          \
-            acc_elem(&lane[l], m, cx, cy, px[0], cx ? px[1] : 0.0, py[0],                  \
-                     cy ? py[1] : 0.0);                                                    \
-        }                                                                                  \
-        for (int w = LANES / 2; w > 0; w /= 2)                                             \
-            for (int l = 0; l < w; l++)                                                    \
-                acc_merge(&lane[l], &lane[l + w], m);                                      \
-        return lane[0];                                                                    \
+#define DEFINE_RUN(SUF, T)                                                                         \
+    static inline __attribute__((always_inline)) acc_t run_##SUF(                                  \
+        const T *x, int64_t sx, const T *y, int64_t sy, int64_t n, int m, int cx, int cy)          \
+    {                                                                                              \
+        acc_t lane[LANES];                                                                         \
+        memset(lane, 0, sizeof lane);                                                              \
+        int64_t ex = cx ? 2 : 1, ey = cy ? 2 : 1;                                                  \
+        int64_t k = 0;                                                                             \
+        for (; k + LANES <= n; k += LANES) {                                                       \
+            for (int l = 0; l < LANES; l++) {                                                      \
+                const T *px = x + (k + l) * sx * ex, *py = y + (k + l) * sy * ey;                  \
+                acc_elem(&lane[l], m, cx, cy, px[0], cx ? px[1] : 0.0, py[0], cy ? py[1] : 0.0);   \
+            }                                                                                      \
+        }                                                                                          \
+        for (int l = 0; k < n; k++, l++) {                                                         \
+            const T *px = x + k * sx * ex, *py = y + k * sy * ey;                                  \
+            acc_elem(&lane[l], m, cx, cy, px[0], cx ? px[1] : 0.0, py[0], cy ? py[1] : 0.0);       \
+        }                                                                                          \
+        for (int w = LANES / 2; w > 0; w /= 2)                                                     \
+            for (int l = 0; l < w; l++)                                                            \
+                acc_merge(&lane[l], &lane[l + w], m);                                              \
+        return lane[0];                                                                            \
     }
 
 DEFINE_RUN(f, float)
@@ -179,8 +177,7 @@ DEFINE_RUN(d, double)
  * load time where the CPU has them.  No clone may contract a * b + s into an FMA (mex.mk
  * builds with -ffp-contract=off), so every clone gives the same bits.  Measured: on the
  * CI machine (AMD EPYC), 2^16 single with double accumulation 17.9 us a call against
- * 34.9 us for the general loop above; in isolation (bench/results/
- * h100-cpu-dot-loops-2026-11-22.txt) single data with double sums at 2^12-2^14 ran at
+ * 34.9 us for the general loop above; in isolation single data with double sums at 2^12-2^14 ran at
  * 4.4 scalars/ns with the 16-lane AVX2 loop and 5.7 with the AVX-512 one on the H100
  * machine's Intel Xeon (the float-to-double conversions bound it), while the AMD EPYC
  * ran both at ~6.5-7 (bound by L2). */
@@ -194,15 +191,15 @@ GPUDOT_FAST_LOOP(FAST_CLONES, fast_dd, double, double, FAST_LANES)
  * clones have FMA (plain avx2 does not imply it); the default clone stays unfused.  Fusing
  * saves a port slot per 8 elements next to the two float-to-double conversions that bound
  * this loop: on the CI machine 4.6 -> 5.1 scalars/ns at 2^12-2^14 (bench/cpu_dot_loops.c). */
-#define FAST_FD_CLONES                                                                     \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"),          \
+#define FAST_FD_CLONES                                                                             \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"),                   \
                    optimize("fp-contract=fast"))) static
 GPUDOT_FAST_LOOP(FAST_FD_CLONES, fast_fd, float, double, FAST_LANES)
 
 /* One specialised run per (type, mode, cx, cy): the switch passes literals so that the
  * always-inline bodies above lose their branches. */
-static acc_t run_dispatch(const gpudot_dot_req *r, int m, const void *x, int64_t sx,
-                          const void *y, int64_t sy, int64_t n)
+static acc_t run_dispatch(const gpudot_dot_req *r, int m, const void *x, int64_t sx, const void *y,
+                          int64_t sy, int64_t n)
 {
     if (!r->cx && !r->cy && sx == 1 && sy == 1 && m != M_COMP) {
         acc_t a;
@@ -216,11 +213,11 @@ static acc_t run_dispatch(const gpudot_dot_req *r, int m, const void *x, int64_t
         return a;
     }
     int key = (r->type == GPUDOT_F64) * 100 + m * 10 + (r->cx ? 2 : 0) + (r->cy ? 1 : 0);
-#define CASE_F(M, CX, CY)                                                                  \
-    case 0 * 100 + M * 10 + CX * 2 + CY:                                                   \
+#define CASE_F(M, CX, CY)                                                                          \
+    case 0 * 100 + M * 10 + CX * 2 + CY:                                                           \
         return run_f((const float *)x, sx, (const float *)y, sy, n, M, CX, CY);
-#define CASE_D(M, CX, CY)                                                                  \
-    case 1 * 100 + M * 10 + CX * 2 + CY:                                                   \
+#define CASE_D(M, CX, CY)                                                                          \
+    case 1 * 100 + M * 10 + CX * 2 + CY:                                                           \
         return run_d((const double *)x, sx, (const double *)y, sy, n, M, CX, CY);
 #define CASES4(C, M) C(M, 0, 0) C(M, 0, 1) C(M, 1, 0) C(M, 1, 1)
     switch (key) {
@@ -261,13 +258,13 @@ static const void *offset(const void *p, int64_t elems, size_t es)
 
 /* One whole run, chunk by chunk in the order the parallel path below merges them (so an
  * output's bits do not depend on which path computed it). */
-static acc_t run_chunked(const gpudot_dot_req *r, int m, const void *x, int64_t sx,
-                         size_t esx, const void *y, int64_t sy, size_t esy, int64_t nk)
+static acc_t run_chunked(const gpudot_dot_req *r, int m, const void *x, int64_t sx, size_t esx,
+                         const void *y, int64_t sy, size_t esy, int64_t nk)
 {
     acc_t acc = run_dispatch(r, m, x, sx, y, sy, nk < CHUNK ? nk : CHUNK);
     for (int64_t k0 = CHUNK; k0 < nk; k0 += CHUNK) {
-        acc_t part = run_dispatch(r, m, offset(x, k0 * sx, esx), sx, offset(y, k0 * sy, esy),
-                                  sy, nk - k0 < CHUNK ? nk - k0 : CHUNK);
+        acc_t part = run_dispatch(r, m, offset(x, k0 * sx, esx), sx, offset(y, k0 * sy, esy), sy,
+                                  nk - k0 < CHUNK ? nk - k0 : CHUNK);
         acc_merge(&acc, &part, m);
     }
     return acc;
@@ -324,8 +321,12 @@ static void chunk_task(void *ctx, int64_t t)
 /* nb == 1: output a is the run x(0, :, a) . y(0, :, a). */
 static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn poll)
 {
-    column_job j = {.r = r, .m = m, .esx = esize(r, r->cx), .esy = esize(r, r->cy),
-                    .sx = r->kx > 1, .sy = r->ky > 1};
+    column_job j = {.r = r,
+                    .m = m,
+                    .esx = esize(r, r->cx),
+                    .esy = esize(r, r->cy),
+                    .sx = r->kx > 1,
+                    .sy = r->ky > 1};
     int64_t nchunks = r->nk > CHUNK ? (r->nk + CHUNK - 1) / CHUNK : 1;
 
     if (nchunks == 1 || r->na * r->nk < 2 * PER_THREAD || r->na >= gpudot_pool_size()) {
@@ -378,23 +379,22 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
 }
 
 /* Row mode, one type: acc[i] += x(i, k, a) y(i, k, a) with k outermost. */
-#define DEFINE_ROWS(SUF, T)                                                                \
-    static void rows_##SUF(const gpudot_dot_req *r, int m, int64_t a, acc_t *acc)          \
-    {                                                                                      \
-        int cx = r->cx, cy = r->cy;                                                        \
-        int64_t ex = cx ? 2 : 1, ey = cy ? 2 : 1;                                          \
-        const T *x = (const T *)r->x + (r->ax > 1 ? a : 0) * r->bx * r->kx * ex;           \
-        const T *y = (const T *)r->y + (r->ay > 1 ? a : 0) * r->by * r->ky * ey;           \
-        int64_t sbx = r->bx > 1, sby = r->by > 1;                                          \
-        for (int64_t k = 0; k < r->nk; k++) {                                              \
-            const T *xk = x + (r->kx > 1 ? k : 0) * r->bx * ex;                            \
-            const T *yk = y + (r->ky > 1 ? k : 0) * r->by * ey;                            \
-            for (int64_t i = 0; i < r->nb; i++) {                                          \
-                const T *px = xk + i * sbx * ex, *py = yk + i * sby * ey;                  \
-                acc_elem(&acc[i], m, cx, cy, px[0], cx ? px[1] : 0.0, py[0],               \
-                         cy ? py[1] : 0.0);                                                \
-            }                                                                              \
-        }                                                                                  \
+#define DEFINE_ROWS(SUF, T)                                                                        \
+    static void rows_##SUF(const gpudot_dot_req *r, int m, int64_t a, acc_t *acc)                  \
+    {                                                                                              \
+        int cx = r->cx, cy = r->cy;                                                                \
+        int64_t ex = cx ? 2 : 1, ey = cy ? 2 : 1;                                                  \
+        const T *x = (const T *)r->x + (r->ax > 1 ? a : 0) * r->bx * r->kx * ex;                   \
+        const T *y = (const T *)r->y + (r->ay > 1 ? a : 0) * r->by * r->ky * ey;                   \
+        int64_t sbx = r->bx > 1, sby = r->by > 1;                                                  \
+        for (int64_t k = 0; k < r->nk; k++) {                                                      \
+            const T *xk = x + (r->kx > 1 ? k : 0) * r->bx * ex;                                    \
+            const T *yk = y + (r->ky > 1 ? k : 0) * r->by * ey;                                    \
+            for (int64_t i = 0; i < r->nb; i++) {                                                  \
+                const T *px = xk + i * sbx * ex, *py = yk + i * sby * ey;                          \
+                acc_elem(&acc[i], m, cx, cy, px[0], cx ? px[1] : 0.0, py[0], cy ? py[1] : 0.0);    \
+            }                                                                                      \
+        }                                                                                          \
     }
 
 DEFINE_ROWS(f, float)

@@ -35,62 +35,63 @@ static int kind_of(const gpudot_dot_req *r)
 }
 
 /* Adds n elements (strides sx, sy in elements, any sign-free value) to acc. */
-#define DEFINE_RUNS(NAME, T, A, SUF)                                                       \
-    static void norm_run_##NAME(const gpudot_dot_req *r, const T *x, int64_t sx, int64_t n, \
-                                acc_u *u)                                                  \
-    {                                                                                      \
-        int cx = r->cx, pk = r->pk, comp = r->accum == GPUDOT_ACC_COMP;                    \
-        A p = (A)r->p;                                                                     \
-        int64_t ex = cx ? 2 : 1;                                                           \
-        if ((pk == GD_P_SSQ || pk == GD_P_SSQX) && !comp && sx == 1) {                     \
-            /* the fast 2-norm over contiguous data: 8 independent sums (vectorised) */    \
-            A s8[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                            \
-            int64_t m = n * ex, k = 0;                                                     \
-            for (; k + 8 <= m; k += 8)                                                     \
-                for (int j = 0; j < 8; j++)                                                \
-                    s8[j] += GD_MUL_##SUF((A)x[k + j], (A)x[k + j]);                       \
-            for (; k < m; k++)                                                             \
-                s8[k & 7] += GD_MUL_##SUF((A)x[k], (A)x[k]);                               \
-            u->n##SUF.s += ((s8[0] + s8[1]) + (s8[2] + s8[3])) + ((s8[4] + s8[5]) + (s8[6] + s8[7])); \
-            return;                                                                        \
-        }                                                                                  \
-        for (int64_t k = 0; k < n; k++) {                                                  \
-            const T *px = x + k * sx * ex;                                                 \
-            gd_norm_add_elem_##SUF(&u->n##SUF, (A)px[0], cx ? (A)px[1] : (A)0, cx, pk, p, comp); \
-        }                                                                                  \
-    }                                                                                      \
-    static void cos_run_##NAME(const gpudot_dot_req *r, const T *x, int64_t sx, const T *y, \
-                               int64_t sy, int64_t n, acc_u *u)                            \
-    {                                                                                      \
-        int cx = r->cx, cy = r->cy, comp = r->accum == GPUDOT_ACC_COMP, fast = r->fast;    \
-        int64_t ex = cx ? 2 : 1, ey = cy ? 2 : 1;                                          \
-        if (fast && !comp && !cx && !cy && sx == 1 && sy == 1) {                           \
-            /* fast cosine over contiguous real data: 4 lanes of the three sums */          \
-            A xy[4] = {0, 0, 0, 0}, xx[4] = {0, 0, 0, 0}, yy[4] = {0, 0, 0, 0};            \
-            int64_t k = 0;                                                                 \
-            for (; k + 4 <= n; k += 4)                                                     \
-                for (int j = 0; j < 4; j++) {                                              \
-                    A a = (A)x[k + j], b = (A)y[k + j];                                    \
-                    xy[j] += GD_MUL_##SUF(a, b);                                           \
-                    xx[j] += GD_MUL_##SUF(a, a);                                           \
-                    yy[j] += GD_MUL_##SUF(b, b);                                           \
-                }                                                                          \
-            for (; k < n; k++) {                                                           \
-                A a = (A)x[k], b = (A)y[k];                                                \
-                xy[k & 3] += GD_MUL_##SUF(a, b);                                           \
-                xx[k & 3] += GD_MUL_##SUF(a, a);                                           \
-                yy[k & 3] += GD_MUL_##SUF(b, b);                                           \
-            }                                                                              \
-            u->c##SUF.xr += (xy[0] + xy[1]) + (xy[2] + xy[3]);                             \
-            u->c##SUF.xx += (xx[0] + xx[1]) + (xx[2] + xx[3]);                             \
-            u->c##SUF.yy += (yy[0] + yy[1]) + (yy[2] + yy[3]);                             \
-            return;                                                                        \
-        }                                                                                  \
-        for (int64_t k = 0; k < n; k++) {                                                  \
-            const T *px = x + k * sx * ex, *py = y + k * sy * ey;                          \
-            gd_cos_add_##SUF(&u->c##SUF, (A)px[0], cx ? (A)px[1] : (A)0, (A)py[0],          \
-                             cy ? (A)py[1] : (A)0, cx, cy, comp, fast);                    \
-        }                                                                                  \
+#define DEFINE_RUNS(NAME, T, A, SUF)                                                               \
+    static void norm_run_##NAME(const gpudot_dot_req *r, const T *x, int64_t sx, int64_t n,        \
+                                acc_u *u)                                                          \
+    {                                                                                              \
+        int cx = r->cx, pk = r->pk, comp = r->accum == GPUDOT_ACC_COMP;                            \
+        A p = (A)r->p;                                                                             \
+        int64_t ex = cx ? 2 : 1;                                                                   \
+        if ((pk == GD_P_SSQ || pk == GD_P_SSQX) && !comp && sx == 1) {                             \
+            /* the fast 2-norm over contiguous data: 8 independent sums (vectorised) */            \
+            A s8[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                    \
+            int64_t m = n * ex, k = 0;                                                             \
+            for (; k + 8 <= m; k += 8)                                                             \
+                for (int j = 0; j < 8; j++)                                                        \
+                    s8[j] += GD_MUL_##SUF((A)x[k + j], (A)x[k + j]);                               \
+            for (; k < m; k++)                                                                     \
+                s8[k & 7] += GD_MUL_##SUF((A)x[k], (A)x[k]);                                       \
+            u->n##SUF.s +=                                                                         \
+                ((s8[0] + s8[1]) + (s8[2] + s8[3])) + ((s8[4] + s8[5]) + (s8[6] + s8[7]));         \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t k = 0; k < n; k++) {                                                          \
+            const T *px = x + k * sx * ex;                                                         \
+            gd_norm_add_elem_##SUF(&u->n##SUF, (A)px[0], cx ? (A)px[1] : (A)0, cx, pk, p, comp);   \
+        }                                                                                          \
+    }                                                                                              \
+    static void cos_run_##NAME(const gpudot_dot_req *r, const T *x, int64_t sx, const T *y,        \
+                               int64_t sy, int64_t n, acc_u *u)                                    \
+    {                                                                                              \
+        int cx = r->cx, cy = r->cy, comp = r->accum == GPUDOT_ACC_COMP, fast = r->fast;            \
+        int64_t ex = cx ? 2 : 1, ey = cy ? 2 : 1;                                                  \
+        if (fast && !comp && !cx && !cy && sx == 1 && sy == 1) {                                   \
+            /* fast cosine over contiguous real data: 4 lanes of the three sums */                 \
+            A xy[4] = {0, 0, 0, 0}, xx[4] = {0, 0, 0, 0}, yy[4] = {0, 0, 0, 0};                    \
+            int64_t k = 0;                                                                         \
+            for (; k + 4 <= n; k += 4)                                                             \
+                for (int j = 0; j < 4; j++) {                                                      \
+                    A a = (A)x[k + j], b = (A)y[k + j];                                            \
+                    xy[j] += GD_MUL_##SUF(a, b);                                                   \
+                    xx[j] += GD_MUL_##SUF(a, a);                                                   \
+                    yy[j] += GD_MUL_##SUF(b, b);                                                   \
+                }                                                                                  \
+            for (; k < n; k++) {                                                                   \
+                A a = (A)x[k], b = (A)y[k];                                                        \
+                xy[k & 3] += GD_MUL_##SUF(a, b);                                                   \
+                xx[k & 3] += GD_MUL_##SUF(a, a);                                                   \
+                yy[k & 3] += GD_MUL_##SUF(b, b);                                                   \
+            }                                                                                      \
+            u->c##SUF.xr += (xy[0] + xy[1]) + (xy[2] + xy[3]);                                     \
+            u->c##SUF.xx += (xx[0] + xx[1]) + (xx[2] + xx[3]);                                     \
+            u->c##SUF.yy += (yy[0] + yy[1]) + (yy[2] + yy[3]);                                     \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t k = 0; k < n; k++) {                                                          \
+            const T *px = x + k * sx * ex, *py = y + k * sy * ey;                                  \
+            gd_cos_add_##SUF(&u->c##SUF, (A)px[0], cx ? (A)px[1] : (A)0, (A)py[0],                 \
+                             cy ? (A)py[1] : (A)0, cx, cy, comp, fast);                            \
+        }                                                                                          \
     }
 
 DEFINE_RUNS(ff, float, float, f)
@@ -113,8 +114,8 @@ static void acc_init(const gpudot_dot_req *r, int kind, acc_u *u)
     }
 }
 
-static void acc_run(const gpudot_dot_req *r, int kind, const void *x, int64_t sx,
-                    const void *y, int64_t sy, int64_t n, acc_u *u)
+static void acc_run(const gpudot_dot_req *r, int kind, const void *x, int64_t sx, const void *y,
+                    int64_t sy, int64_t n, acc_u *u)
 {
     if (r->op == GPUDOT_OP_NORM) {
         if (kind == K_FF)
@@ -206,9 +207,11 @@ static void run_start(const reduce_job *j, int64_t o, const char **x, const char
     const gpudot_dot_req *r = j->r;
     int64_t i = o % r->nb, a = o / r->nb;
     *x = (const char *)r->x +
-        (size_t)((r->ax > 1 ? a : 0) * r->bx * r->kx + (r->bx > 1 ? i : 0)) * j->esx;
-    *y = r->op != GPUDOT_OP_NORM ? (const char *)r->y +
-        (size_t)((r->ay > 1 ? a : 0) * r->by * r->ky + (r->by > 1 ? i : 0)) * j->esy : NULL;
+         (size_t)((r->ax > 1 ? a : 0) * r->bx * r->kx + (r->bx > 1 ? i : 0)) * j->esx;
+    *y = r->op != GPUDOT_OP_NORM
+             ? (const char *)r->y +
+                   (size_t)((r->ay > 1 ? a : 0) * r->by * r->ky + (r->by > 1 ? i : 0)) * j->esy
+             : NULL;
 }
 
 /* Output o from its whole run, on the calling thread. */
@@ -244,8 +247,11 @@ static gpudot_status reduce_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
 {
     int kind = kind_of(r);
     int has_y = r->op != GPUDOT_OP_NORM;
-    reduce_job j = {.r = r, .kind = kind, .esx = esize(r, r->cx),
-                    .esy = has_y ? esize(r, r->cy) : 0, .sx = r->kx > 1 ? r->bx : 0,
+    reduce_job j = {.r = r,
+                    .kind = kind,
+                    .esx = esize(r, r->cx),
+                    .esy = has_y ? esize(r, r->cy) : 0,
+                    .sx = r->kx > 1 ? r->bx : 0,
                     .sy = has_y && r->ky > 1 ? r->by : 0};
     int64_t nout = r->nb * r->na;
     int64_t nchunks = r->nk > CHUNK ? (r->nk + CHUNK - 1) / CHUNK : 1;

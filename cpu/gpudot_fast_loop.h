@@ -10,20 +10,20 @@
 
 #include <stdint.h>
 
-#define GPUDOT_FAST_LOOP(QUAL, NAME, T, A, LANES)                                          \
-    QUAL A NAME(const T *x, const T *y, int64_t n)                                         \
-    {                                                                                      \
-        A s[LANES] = {0};                                                                  \
-        int64_t k = 0;                                                                     \
-        for (; k + (LANES) <= n; k += (LANES))                                             \
-            for (int l = 0; l < (LANES); l++)                                              \
-                s[l] += (A)x[k + l] * (A)y[k + l];                                         \
-        for (int l = 0; k < n; k++, l++)                                                   \
-            s[l] += (A)x[k] * (A)y[k];                                                     \
-        for (int w = (LANES) / 2; w > 0; w /= 2)                                           \
-            for (int l = 0; l < w; l++)                                                    \
-                s[l] += s[l + w];                                                          \
-        return s[0];                                                                       \
+#define GPUDOT_FAST_LOOP(QUAL, NAME, T, A, LANES)                                                  \
+    QUAL A NAME(const T *x, const T *y, int64_t n)                                                 \
+    {                                                                                              \
+        A s[LANES] = {0};                                                                          \
+        int64_t k = 0;                                                                             \
+        for (; k + (LANES) <= n; k += (LANES))                                                     \
+            for (int l = 0; l < (LANES); l++)                                                      \
+                s[l] += (A)x[k + l] * (A)y[k + l];                                                 \
+        for (int l = 0; k < n; k++, l++)                                                           \
+            s[l] += (A)x[k] * (A)y[k];                                                             \
+        for (int w = (LANES) / 2; w > 0; w /= 2)                                                   \
+            for (int l = 0; l < w; l++)                                                            \
+                s[l] += s[l + w];                                                                  \
+        return s[0];                                                                               \
     }
 
 #endif

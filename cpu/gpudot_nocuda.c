@@ -26,9 +26,7 @@ int gpudot_cuda_holds_memory(void)
     return 0;
 }
 
-void gpudot_cuda_release(void)
-{
-}
+void gpudot_cuda_release(void) {}
 
 int gpudot_cuda_lost(void)
 {

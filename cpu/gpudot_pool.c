@@ -6,9 +6,9 @@
  *
  * Why not OpenMP: a parallel region ends in a barrier that waits for every thread of the
  * team, one that the hypervisor has not run yet included.  On the H100 machine's VMs that
- * stalled whole rows of `make bench` (issue 5, target 6): calls of 2^16-2^20 scalars that
- * take 20-60 us took 1-5 ms (multiples of a millisecond, like a timer tick) in some runs,
- * for gdot "auto" 2.4-9.7x Octave's dot (bench/notes.md).  Here a thread that wakes late
+ * stalled whole rows of `make bench`: calls of 2^16-2^20 scalars that take 20-60 us took
+ * 1-5 ms (multiples of a millisecond, like a timer tick) in some runs, for gdot "auto"
+ * 2.4-9.7x Octave's dot.  Here a thread that wakes late
  * finds every task taken and goes back to waiting; the call's time depends only on threads
  * that did claim a task (a task is one chunk, ~1 us of work).
  *
@@ -47,10 +47,9 @@
  * on host data leave 0.1-0.3 ms between one call's last packing and the next call's first
  * (the last copies, the kernel, the result, Octave), and on the H100 machine threads woken
  * from sleep for each call made the ring 1.2-2x slower at 2^20-2^22 than OpenMP's threads,
- * which spin ~20 ms there (GOMP_SPINCOUNT's 300000 pauses) (bench/results/
- * h100-ring-pool-ab-2026-11-24.txt).  After the CPU engine's jobs SPIN_RUN_NS, enough for
- * calls back to back: a vCPU that spins is one the hypervisor may take away, and a thread
- * taken away while it holds a task holds up its call. */
+ * which spin ~20 ms there (GOMP_SPINCOUNT's 300000 pauses).  After the CPU engine's jobs
+ * SPIN_RUN_NS, enough for calls back to back: a vCPU that spins is one the hypervisor may take
+ * away, and a thread taken away while it holds a task holds up its call. */
 #define SPIN_LEAD_NS 2000000
 #define SPIN_RUN_NS 200000
 #define SPIN_HOT_NS 50000
@@ -69,11 +68,11 @@ typedef struct {
     _Alignas(CACHE_LINE) _Atomic uint32_t bell;   /* bumped at each job and at shutdown */
     _Atomic int sleepers;
     _Atomic int stop;
-    _Atomic int64_t spin_ns; /* how long threads look for work after this job */
+    _Atomic int64_t spin_ns;                /* how long threads look for work after this job */
     _Alignas(CACHE_LINE) gpudot_task_fn fn; /* the current job, read after a claim */
     void *ctx;
-    int64_t base;                           /* task numbers of this part start here */
-    _Atomic int busy;                       /* a caller is posting or waiting on a job */
+    int64_t base;     /* task numbers of this part start here */
+    _Atomic int busy; /* a caller is posting or waiting on a job */
     uint32_t job;
     int started, nworkers;
     pthread_t threads[MAX_WORKERS];
@@ -82,8 +81,14 @@ typedef struct {
 static pool_t P;
 
 /* The ticket's fields */
-static inline uint64_t t_next(uint64_t v) { return (v >> 16) & 0xffff; }
-static inline uint64_t t_count(uint64_t v) { return v & 0xffff; }
+static inline uint64_t t_next(uint64_t v)
+{
+    return (v >> 16) & 0xffff;
+}
+static inline uint64_t t_count(uint64_t v)
+{
+    return v & 0xffff;
+}
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static inline void cpu_relax(void)
@@ -129,8 +134,7 @@ static int run_one(void)
         if (next >= t_count(v))
             return 0;
         if (atomic_compare_exchange_weak_explicit(&P.ticket, &v, v + (1u << 16),
-                                                  memory_order_acquire,
-                                                  memory_order_acquire)) {
+                                                  memory_order_acquire, memory_order_acquire)) {
             P.fn(P.ctx, P.base + (int64_t)next);
             atomic_fetch_add_explicit(&P.done, 1, memory_order_release);
             return 1;
@@ -233,8 +237,7 @@ __attribute__((destructor)) static void pool_stop(void)
 }
 
 /* Posts tasks [base, base + count) of fn(ctx, .) (the caller holds the pool). */
-static void post(int64_t base, uint64_t count, gpudot_task_fn fn, void *ctx, int wake,
-                 int64_t spin)
+static void post(int64_t base, uint64_t count, gpudot_task_fn fn, void *ctx, int wake, int64_t spin)
 {
     atomic_store_explicit(&P.spin_ns, spin, memory_order_relaxed);
     P.fn = fn;
@@ -287,8 +290,7 @@ void gpudot_pool_run(int64_t ntasks, gpudot_task_fn fn, void *ctx)
     atomic_store(&P.busy, 0);
 }
 
-int gpudot_pool_lead(int64_t ntasks, gpudot_task_fn fn, void *ctx, gpudot_lead_fn lead,
-                     void *lctx)
+int gpudot_pool_lead(int64_t ntasks, gpudot_task_fn fn, void *ctx, gpudot_lead_fn lead, void *lctx)
 {
     if (ntasks < 1 || !take_pool())
         return lead(lctx, 0);
@@ -297,8 +299,7 @@ int gpudot_pool_lead(int64_t ntasks, gpudot_task_fn fn, void *ctx, gpudot_lead_f
     int ret = lead(lctx, (int)count);
     /* close the job: no claims from here on; wait for the tasks already claimed */
     uint64_t v = atomic_load(&P.ticket);
-    while (!atomic_compare_exchange_weak(&P.ticket, &v,
-                                         v + ((t_count(v) - t_next(v)) << 16)))
+    while (!atomic_compare_exchange_weak(&P.ticket, &v, v + ((t_count(v) - t_next(v)) << 16)))
         ;
     wait_done((int64_t)t_next(v));
     atomic_store(&P.busy, 0);

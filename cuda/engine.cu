@@ -8,11 +8,10 @@
 
 #include "engine.cuh"
 
-namespace gpudot {
+namespace gpudot
+{
 
 Engine E;
-
-
 
 /* Every CUDA failure comes here: the text is kept for the gateway's message.  Errors of
  * the call itself (out of memory, a bad launch configuration) are cleared so the next call
@@ -61,7 +60,6 @@ cudaError_t dev_malloc(void **p, size_t bytes)
     }
     return cudaMalloc(p, bytes);
 }
-
 
 gpudot_status probe()
 {
@@ -116,11 +114,10 @@ gpudot_status buf_need(DevBuf &b, size_t bytes, const char *what)
     return GPUDOT_OK;
 }
 
-
 size_t held()
 {
-    return E.x.cap + E.y.cap + E.out.cap + E.carry.cap + E.partials.cap + E.tickets.cap + E.slots.cap +
-           (E.mapped ? kMappedBytes : 0) + ring_bytes();
+    return E.x.cap + E.y.cap + E.out.cap + E.carry.cap + E.partials.cap + E.tickets.cap +
+           E.slots.cap + (E.mapped ? kMappedBytes : 0) + ring_bytes();
 }
 
 } // namespace gpudot

@@ -17,7 +17,8 @@
 #include "launch.cuh"
 #include "tuning.h"
 
-namespace gpudot {
+namespace gpudot
+{
 
 /* Grow-only device buffer: allocated on first use, reallocated only to grow, freed at exit
  * (gpudot_cuda_release), so steady-state calls never call cudaMalloc. */
@@ -32,16 +33,18 @@ struct Engine {
     cudaDeviceProp prop;
     int target_blocks = 0; /* blocks that fill the device once */
     DevBuf x, y, out, carry, partials, tickets, slots;
-    void *mapped = nullptr;   /* pinned, mapped host memory for small results */
+    void *mapped = nullptr; /* pinned, mapped host memory for small results */
     void *mapped_dev = nullptr;
     size_t tickets_n = 0;
-    size_t slots_n = 0; /* blocks whose slots are set to kSlotEmpty (they stay so between launches) */
+    size_t slots_n =
+        0; /* blocks whose slots are set to kSlotEmpty (they stay so between launches) */
     size_t staging_cap = 0;
-    size_t piece = 0; /* test hook: the ring's copy size (0: kPiece) */
+    size_t piece = 0;            /* test hook: the ring's copy size (0: kPiece) */
     int pack = GPUDOT_PACK_AUTO; /* test hook: how the ring's threads store */
-    size_t tile_from = 0; /* test hooks: tile order from this many bytes a run (0: kTileFromBytes), */
-    int blocks_cap = 0;   /* at most this many blocks a launch plans for (0: target_blocks) */
-    cudaStream_t stream = 0; /* where kernels launch: 0, or the ring's compute stream */
+    size_t tile_from =
+        0;              /* test hooks: tile order from this many bytes a run (0: kTileFromBytes), */
+    int blocks_cap = 0; /* at most this many blocks a launch plans for (0: target_blocks) */
+    cudaStream_t stream = 0;       /* where kernels launch: 0, or the ring's compute stream */
     int fault = GPUDOT_FAULT_NONE; /* test hook: gpudot_cuda_inject */
     int lost = 0;                  /* a sticky error: the context is unusable */
     int tail0 = 0; /* a kernel on stream 0 may still be ending (wait_marked saw its results) */
@@ -57,19 +60,19 @@ extern Engine E;
  * call (engine.cu). */
 gpudot_status lost_status();
 gpudot_status fail(cudaError_t e, const char *what);
-#define CK(call, what)                                                                     \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess)                                                             \
-            return fail(e_, what);                                                         \
+#define CK(call, what)                                                                             \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess)                                                                     \
+            return fail(e_, what);                                                                 \
     } while (0)
 
 /* As CK where cleanup must follow: keeps the first failure in st and goes on. */
-#define CKS(call, what)                                                                    \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess && st == GPUDOT_OK)                                          \
-            st = fail(e_, what);                                                           \
+#define CKS(call, what)                                                                            \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess && st == GPUDOT_OK)                                                  \
+            st = fail(e_, what);                                                                   \
     } while (0)
 
 /* Grid x of the kernels is at most 2^31 - 1; one chunk must stay below. */
@@ -87,8 +90,8 @@ size_t esize(gpudot_type t, int cplx);
 gpudot_status begin(const gpudot_dot_req *r);
 gpudot_status one_launch(const gpudot_dot_req *r);
 gpudot_status mapped_area();
-gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void *d_y,
-                         void *d_out, int carry_in, int is_final, int mapped = 0);
+gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void *d_y, void *d_out,
+                         int carry_in, int is_final, int mapped = 0);
 gpudot_status run_mapped(const gpudot_dot_req *r, const void *dx, const void *dy, size_t bo);
 gpudot_status dot_resident(const gpudot_dot_req *r);
 

@@ -7,8 +7,10 @@
 #include "launch.cuh"
 #include "ops.cuh"
 
-namespace gpudot {
-namespace {
+namespace gpudot
+{
+namespace
+{
 
 template <auto Kern, class Op> void kl(LaunchCtx &c, dim3 grid, Args p, Op op)
 {
@@ -22,7 +24,8 @@ template <auto Kern, class Op> void kl(LaunchCtx &c, dim3 grid, Args p, Op op)
     }
     if (drv && f) {
         void *a[] = {&p, &op};
-        CUresult r = drv(f, grid.x, grid.y, grid.z, kThreads, 1, 1, 0, (CUstream)c.stream, a, nullptr);
+        CUresult r =
+            drv(f, grid.x, grid.y, grid.z, kThreads, 1, 1, 0, (CUstream)c.stream, a, nullptr);
         if (r != CUDA_SUCCESS)
             c.err = (cudaError_t)r;
         return;
@@ -144,7 +147,8 @@ struct CosLaunch {
 
 /* Accumulator type and compensation from the request's mode: single "native"
  * accumulates in float, everything else in double. */
-template <class F> void by_mode_f32(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r)
+template <class F>
+void by_mode_f32(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r)
 {
     if (r->accum == GPUDOT_ACC_NATIVE)
         F::template go<float, float, false>(c, L, p, r);
@@ -154,7 +158,8 @@ template <class F> void by_mode_f32(LaunchCtx &c, const Launch &L, const Args &p
         F::template go<float, double, true>(c, L, p, r);
 }
 
-template <class F> void by_mode_f64(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r)
+template <class F>
+void by_mode_f64(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r)
 {
     if (r->accum == GPUDOT_ACC_COMP)
         F::template go<double, double, true>(c, L, p, r);

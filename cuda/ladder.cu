@@ -9,7 +9,8 @@
 #include "engine.cuh"
 #include "ladder_kernels.cuh"
 
-namespace gpudot {
+namespace gpudot
+{
 
 /* ---- the reduction ladder (gdot (..., "kernel", K)) ---- */
 

@@ -26,8 +26,10 @@
 #include <cstdint>
 #include <cuda_runtime.h>
 
-namespace gpudot {
-namespace ladder {
+namespace gpudot
+{
+namespace ladder
+{
 
 constexpr int kLThreads = 256; /* block size of the ladder kernels */
 
@@ -40,7 +42,8 @@ __global__ void __launch_bounds__(kLThreads) k_atomic(const T *x, const T *y, in
 }
 
 template <typename T, typename A>
-__global__ void __launch_bounds__(kLThreads) k_shared(const T *x, const T *y, int64_t n, A *block_sums)
+__global__ void __launch_bounds__(kLThreads)
+    k_shared(const T *x, const T *y, int64_t n, A *block_sums)
 {
     __shared__ A s[kLThreads];
     int64_t i = (int64_t)blockIdx.x * kLThreads + threadIdx.x;
@@ -75,8 +78,12 @@ __global__ void __launch_bounds__(kLThreads) k_shuffle(const T *x, const T *y, i
 }
 
 template <typename T> struct Vec;
-template <> struct Vec<float> { using type = float4; };
-template <> struct Vec<double> { using type = double2; };
+template <> struct Vec<float> {
+    using type = float4;
+};
+template <> struct Vec<double> {
+    using type = double2;
+};
 
 template <typename A> __device__ __forceinline__ A vdot(const float4 &a, const float4 &b)
 {

@@ -12,7 +12,8 @@
 #include "gpudot.h"
 #include "reduce_kernels.cuh"
 
-namespace gpudot {
+namespace gpudot
+{
 
 struct Launch {
     int kind; /* 0 split columns, 1 warp columns, 2 rows */

@@ -8,7 +8,8 @@
 
 #include "reduce_kernels.cuh"
 
-namespace gpudot {
+namespace gpudot
+{
 
 /* conj(x) . y in mode M (NATIVE_F, PLAIN_D, COMP) */
 template <typename T_, int M, bool CX_, bool CY_> struct DotOp {
@@ -20,12 +21,18 @@ template <typename T_, int M, bool CX_, bool CY_> struct DotOp {
     /* fields s0, s1, c0, c1 */
     static constexpr unsigned kLive =
         1u | ((CX || CY) ? 2u : 0u) | (M == COMP ? (4u | ((CX || CY) ? 8u : 0u)) : 0u);
-    __device__ void init(Acc &a) const { a.zero(); }
+    __device__ void init(Acc &a) const
+    {
+        a.zero();
+    }
     __device__ void add(Acc &a, T xr, T xi, T yr, T yi) const
     {
         acc_elem<M, CX, CY, T>(a, xr, xi, yr, yi);
     }
-    __device__ void merge(Acc &a, const Acc &b) const { acc_merge<M>(a, b); }
+    __device__ void merge(Acc &a, const Acc &b) const
+    {
+        acc_merge<M>(a, b);
+    }
     __device__ void write(void *out, int64_t o, const Acc &a) const
     {
         T *r = (T *)out;
@@ -39,8 +46,12 @@ template <typename T_, int M, bool CX_, bool CY_> struct DotOp {
 };
 
 template <typename A> struct NormAcc;
-template <> struct NormAcc<double> { using type = gd_norm_d; };
-template <> struct NormAcc<float> { using type = gd_norm_f; };
+template <> struct NormAcc<double> {
+    using type = gd_norm_d;
+};
+template <> struct NormAcc<float> {
+    using type = gd_norm_f;
+};
 
 /* vector p-norm of x, accumulated in A; PK a GD_P_* kind, or -1: the kind is run time */
 template <typename T_, typename A_, int PK, bool COMPM, bool CX_> struct NormOp {
@@ -52,10 +63,14 @@ template <typename T_, typename A_, int PK, bool COMPM, bool CX_> struct NormOp 
     /* fields e, s, c, sml, csml, big, cbig: the fast 2-norm and p = 1 use s (and c),
      * Inf s, the run-time kinds all */
     static constexpr unsigned kLive = (PK == GD_P_SSQ || PK == GD_P_ONE) ? (2u | (COMPM ? 4u : 0u))
-                                    : PK == GD_P_INF ? 2u : 0x7fu;
+                                      : PK == GD_P_INF                   ? 2u
+                                                                         : 0x7fu;
     int pk;
     A p;
-    __device__ int kind() const { return PK >= 0 ? PK : pk; }
+    __device__ int kind() const
+    {
+        return PK >= 0 ? PK : pk;
+    }
     __device__ void init(Acc &a) const
     {
         if constexpr (sizeof(A) == 8)
@@ -105,8 +120,12 @@ template <typename T_, typename A_, int PK, bool COMPM, bool CX_> struct NormOp 
 };
 
 template <typename A> struct CosAcc;
-template <> struct CosAcc<double> { using type = gd_cos_d; };
-template <> struct CosAcc<float> { using type = gd_cos_f; };
+template <> struct CosAcc<double> {
+    using type = gd_cos_d;
+};
+template <> struct CosAcc<float> {
+    using type = gd_cos_f;
+};
 
 /* conj(x) . y / (|x| |y|), one pass, accumulated in A; FAST: unscaled sums (fast = 1 or 2
  * at run time, see gpudot_fast_variant), else scaled */
@@ -119,9 +138,9 @@ template <typename T_, typename A_, bool COMPM, bool CX_, bool CY_, bool FAST> s
     /* fields ex, ey, xr, xi, xx, yy, cxr, cxi, cxx, cyy, fx, fy, limx, limy: unscaled sums
      * use xr, xx, yy (xi when complex, the c* when compensated); scaled ones 0-9 (merge
      * recomputes the cached factors) */
-    static constexpr unsigned kLive =
-        FAST ? (0x34u | ((CX || CY) ? 0x8u : 0u) | (COMPM ? (0x340u | ((CX || CY) ? 0x80u : 0u)) : 0u))
-             : 0x3ffu;
+    static constexpr unsigned kLive = FAST ? (0x34u | ((CX || CY) ? 0x8u : 0u) |
+                                              (COMPM ? (0x340u | ((CX || CY) ? 0x80u : 0u)) : 0u))
+                                           : 0x3ffu;
     int fast;
     __device__ void init(Acc &a) const
     {

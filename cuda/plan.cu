@@ -9,16 +9,16 @@
 
 #include "engine.cuh"
 
-namespace gpudot {
+namespace gpudot
+{
 
 /* ---- launch: one kernel per (op, type, mode, complexity) chosen at run time ---- */
 
 /* The engine's kernels launch through the driver's cuLaunchKernel, found once through the
  * runtime (no link against libcuda), with each kernel's CUfunction looked up on its first
- * launch; <<<>>> where either is missing, or under the test hook.  On the H100 machine the
- * runtime's launch of an empty kernel took 0.1-0.5 us more host time (5 of 5 runs of
- * bench/call_probe.cu), and small resident calls through the engine were 0.3-0.6 us
- * shorter with it (bench/results/h100-small-plan-launch-ab-2026-11-24.txt).  Only the
+ * launch; <<<>>> where either is missing, or under the test hook.  On the H100 VM the
+ * runtime's launch of an empty kernel took 0.1-0.5 us more host time, and small resident
+ * calls through the engine were 0.3-0.6 us shorter with the driver's.  Only the
  * calling thread launches (the ring's pool threads pack), so the cached lookups need no
  * lock.  The driver's errors have the runtime's numbers (CUDA_ERROR_INVALID_VALUE is
  * cudaErrorInvalidValue, ...): E.launch_err carries one to run_kernel's check. */
@@ -53,7 +53,6 @@ void launch_any(const Launch &L, const Args &p, const gpudot_dot_req *r)
     if (c.err != cudaSuccess)
         E.launch_err = c.err;
 }
-
 
 /* Grid shape for an nb x na output with runs of nk (vecs 16-byte vectors of the wider
  * operand); sets p.splits.  Split runs plan for at most split_per_sm blocks an SM. */
@@ -108,16 +107,14 @@ __global__ void fault_kernel(int trap)
         __trap();
 }
 
-
-
 /* bytes of one element of type t, complex or not */
 size_t esize(gpudot_type t, int cplx)
 {
     return (t == GPUDOT_F32 ? 4 : 8) * (cplx ? 2 : 1);
 }
 
-gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void *d_y,
-                         void *d_out, int carry_in, int is_final, int mapped)
+gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void *d_y, void *d_out,
+                         int carry_in, int is_final, int mapped)
 {
     Args p;
     memset(&p, 0, sizeof p);
@@ -142,8 +139,9 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     Launch L = plan_launch(p, sub->op == GPUDOT_OP_DOT ? kSplitBlocksPerSMDot : kBlocksPerSM, vecs);
     if (L.kind == 0 && (size_t)sub->nk * es >= (E.tile_from ? E.tile_from : kTileFromBytes))
         p.tiles = 1;
-    size_t nparts = L.kind == 0 ? (size_t)L.grid.x
-                  : L.kind == 2 && p.splits > 1 ? (size_t)L.grid.x * L.grid.y * kThreads : 0;
+    size_t nparts = L.kind == 0                   ? (size_t)L.grid.x
+                    : L.kind == 2 && p.splits > 1 ? (size_t)L.grid.x * L.grid.y * kThreads
+                                                  : 0;
     size_t ntickets = L.kind == 0 ? (size_t)p.na : L.kind == 2 ? (size_t)L.grid.x : 0;
     gpudot_status st;
     if ((st = buf_need(E.partials, nparts * sizeof(State), "cudaMalloc (workspace)")))
@@ -161,7 +159,8 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
      * most) */
     if (L.kind == 0 && p.splits > 1 && (size_t)L.grid.x > E.slots_n) {
         E.slots_n = 0;
-        if ((st = buf_need(E.slots, (size_t)L.grid.x * 8 * kSlotWordsSmall, "cudaMalloc (workspace)")))
+        if ((st = buf_need(E.slots, (size_t)L.grid.x * 8 * kSlotWordsSmall,
+                           "cudaMalloc (workspace)")))
             return st;
         CK(cudaMemsetAsync(E.slots.p, 0xff, E.slots.cap, E.stream), "cudaMemset"); /* kSlotEmpty */
         E.slots_n = E.slots.cap / (8 * kSlotWordsSmall);

@@ -19,10 +19,10 @@
 #include "gpudot_math.h"
 #include "tuning.h"
 
-namespace gpudot {
+namespace gpudot
+{
 
 enum Mode { NATIVE_F = 0, PLAIN_D = 1, COMP = 2 };
-
 
 /* An accumulator as stored in global memory (partials, carries): wide enough for every
  * Op's accumulator, whose fields are all of one type A (float or double). */
@@ -30,14 +30,21 @@ struct State {
     double v[14];
 };
 
-template <int M> struct AccType { using type = double; };
-template <> struct AccType<NATIVE_F> { using type = float; };
+template <int M> struct AccType {
+    using type = double;
+};
+template <> struct AccType<NATIVE_F> {
+    using type = float;
+};
 
 /* Register accumulator: s = sum (re, im); c = Dot2 compensation (COMP only). */
 template <int M> struct Acc {
     using A = typename AccType<M>::type;
     A s0, s1, c0, c1;
-    __device__ void zero() { s0 = s1 = c0 = c1 = A(0); }
+    __device__ void zero()
+    {
+        s0 = s1 = c0 = c1 = A(0);
+    }
 };
 
 /* TwoSum and the Dot2 step are gpudot_math.h's, shared with the CPU engine. */
@@ -97,27 +104,27 @@ template <int M> __device__ __forceinline__ double final_value(double s, double 
     return s;
 }
 
-
 struct Args {
     const void *x, *y;
     int64_t nb, nk, na;
     int64_t bx, kx, ax, by, ky, ay;
-    void *out;        /* final results, output type; written when is_final */
-    State *carry;     /* accumulators carried between k-chunks */
-    int carry_in;     /* merge carry[o] before finishing */
-    int is_final;     /* write out; else write carry[o] */
-    State *partials;  /* workspace for multi-block outputs */
+    void *out;         /* final results, output type; written when is_final */
+    State *carry;      /* accumulators carried between k-chunks */
+    int carry_in;      /* merge carry[o] before finishing */
+    int is_final;      /* write out; else write carry[o] */
+    State *partials;   /* workspace for multi-block outputs */
     unsigned *tickets; /* workspace, all zero between launches */
-    unsigned long long *slots; /* split columns' sums of <= kSlotWords fields; kSlotEmpty between launches */
-    int mapped;       /* out is mapped host memory, each value word its own flag (below) */
-    int mapped_pad_;  /* keeps the fields below where they were when `mapped` was an 8-byte
-                       * pointer.  Without it ptxas gave the split single dot 58 registers
-                       * instead of 64 (nvcc -Xptxas -v, sm_90) and it lost 1-2% at single
-                       * 2^23-2^26 (2^24: 94.5% of the read ceiling against 96.5% with the
-                       * pad; bench/results/h100-kernel-args-pad-ab-2026-11-23.txt) */
-    int splits;       /* blocks sharing one output group */
-    int lanes;        /* warp columns: lanes per output, a power of two <= 32 */
-    int tiles;        /* split columns: 0 grid-stride order, 1 tile order (run_sum) */
+    unsigned long long
+        *slots;      /* split columns' sums of <= kSlotWords fields; kSlotEmpty between launches */
+    int mapped;      /* out is mapped host memory, each value word its own flag (below) */
+    int mapped_pad_; /* keeps the fields below where they were when `mapped` was an 8-byte
+                      * pointer.  Without it ptxas gave the split single dot 58 registers
+                      * instead of 64 (nvcc -Xptxas -v, sm_90) and it lost 1-2% at single
+                      * 2^23-2^26 (2^24: 94.5% of the read ceiling against 96.5% with the
+                      * pad) */
+    int splits;      /* blocks sharing one output group */
+    int lanes;       /* warp columns: lanes per output, a power of two <= 32 */
+    int tiles;       /* split columns: 0 grid-stride order, 1 tile order (run_sum) */
 };
 
 /* ---- generic handling of an Op's accumulator (all fields of type Op::A) ---- */
@@ -201,7 +208,8 @@ __device__ __forceinline__ unsigned long long slot_bits(const typename Op::Acc &
 {
     using A = typename Op::A;
     constexpr int j = live_field<Op>(I);
-    unsigned long long b = (unsigned long long)__double_as_longlong((double)reinterpret_cast<const A *>(&a)[j]);
+    unsigned long long b =
+        (unsigned long long)__double_as_longlong((double)reinterpret_cast<const A *>(&a)[j]);
     return b == kSlotEmpty ? 0x7ff8000000000000ull : b; /* that NaN's bits are the empty mark */
 }
 
@@ -227,8 +235,7 @@ __device__ __forceinline__ unsigned long long slot_load(const unsigned long long
 }
 
 /* Reads a state written by another block of this launch (L2, not L1) or an earlier one. */
-template <class Op>
-__device__ __forceinline__ typename Op::Acc load(const Op &op, const State *s)
+template <class Op> __device__ __forceinline__ typename Op::Acc load(const Op &op, const State *s)
 {
     using A = typename Op::A;
     typename Op::Acc a;
@@ -287,9 +294,8 @@ __device__ __forceinline__ typename Op::Acc block_reduce(const Op &op, typename 
  * stores each word once with one strong store, a word whose value has those bits as another
  * NaN.  The value is its own flag: no fence and no separate flag, whose
  * __threadfence_system () before it cost 0.6-0.9 us of each small call's round trip
- * (bench/latency_probe, H100 via the device tool, 2026-11-23: val_fence_flag 7.70 against
- * val_only 7.08 us; a one-block dot of 2^10 doubles 8.78 against 8.14; the grid dot 10.07
- * against 9.27).  Marks: NaN patterns that no arithmetic makes (signalling payloads). */
+ * (H100: a one-block dot of 2^10 doubles 8.78 against 8.14 us).  Marks: NaN patterns that no
+ * arithmetic makes (signalling payloads). */
 constexpr unsigned kOutEmpty32 = 0x7fa0beefu;
 constexpr unsigned long long kOutEmpty64 = 0x7ff4dead0000beefull;
 
@@ -330,8 +336,14 @@ __device__ __forceinline__ void finish(const Op &op, const Args &p, int64_t o, t
 /* ---- element walks ---- */
 
 template <typename T> struct Vec16;
-template <> struct Vec16<float> { using type = float4; static constexpr int n = 4; };
-template <> struct Vec16<double> { using type = double2; static constexpr int n = 2; };
+template <> struct Vec16<float> {
+    using type = float4;
+    static constexpr int n = 4;
+};
+template <> struct Vec16<double> {
+    using type = double2;
+    static constexpr int n = 2;
+};
 
 template <typename T> __device__ __forceinline__ T vget(const float4 &v, int j)
 {
@@ -354,9 +366,8 @@ template <typename T> __device__ __forceinline__ T vget(const double2 &v, int j)
  * vectors in flight per thread; the tile order where `tiles` asks for it. */
 template <class Op>
 __device__ __forceinline__ void run_sum_vectors(const Op &op, typename Op::Acc &acc,
-                                                const typename Op::T *xs,
-                                                const typename Op::T *ys, int64_t n, int t,
-                                                int nt, int g, int tiles)
+                                                const typename Op::T *xs, const typename Op::T *ys,
+                                                int64_t n, int t, int nt, int g, int tiles)
 {
     using T = typename Op::T;
     constexpr bool CX = Op::CX, CY = Op::CY, UN = Op::UNARY;
@@ -445,8 +456,7 @@ __device__ __forceinline__ void run_sum_vectors(const Op &op, typename Op::Acc &
             if (v + u * (int64_t)nt < nv)
 #pragma unroll
                 for (int j = 0; j < EV; j++)
-                    op.add(acc, vget<T>(a[u], j * ex),
-                           CX ? vget<T>(a[u], j * ex + 1) : T(0),
+                    op.add(acc, vget<T>(a[u], j * ex), CX ? vget<T>(a[u], j * ex + 1) : T(0),
                            UN ? T(0) : vget<T>(b[u], j * ey),
                            (CY && !UN) ? vget<T>(b[u], j * ey + 1) : T(0));
     }
@@ -457,10 +467,9 @@ __device__ __forceinline__ void run_sum_vectors(const Op &op, typename Op::Acc &
 
 /* run_sum's scalar path: strided or misaligned runs, 4-8 byte loads, U in flight. */
 template <class Op>
-__device__ __forceinline__ void run_sum_scalars(const Op &op, typename Op::Acc &acc,
-                                                const typename Op::T *xs, int64_t sx,
-                                                const typename Op::T *ys, int64_t sy, int64_t n,
-                                                int t, int nt)
+__device__ __forceinline__ void
+run_sum_scalars(const Op &op, typename Op::Acc &acc, const typename Op::T *xs, int64_t sx,
+                const typename Op::T *ys, int64_t sy, int64_t n, int t, int nt)
 {
     using T = typename Op::T;
     constexpr bool CX = Op::CX, CY = Op::CY, UN = Op::UNARY;
@@ -491,9 +500,8 @@ __device__ __forceinline__ void run_sum_scalars(const Op &op, typename Op::Acc &
 template <class Op>
 __device__ __forceinline__ void run_sum(const Op &op, typename Op::Acc &acc,
                                         const typename Op::T *x, int64_t sx,
-                                        const typename Op::T *y, int64_t sy, int64_t k0,
-                                        int64_t k1, int t, int nt, int g = 0,
-                                        int tiles = 0)
+                                        const typename Op::T *y, int64_t sy, int64_t k0, int64_t k1,
+                                        int t, int nt, int g = 0, int tiles = 0)
 {
     using T = typename Op::T;
     constexpr bool CX = Op::CX, CY = Op::CY, UN = Op::UNARY;
@@ -524,14 +532,13 @@ __device__ __forceinline__ int64_t run_start(int64_t a, int64_t kx, int64_t ax, 
  * without the block-wide tree and its barrier.  In the last block of a compensated cosine at
  * 2^12 that tree took 6332 cycles (clock64), one warp's 521; 2299 against 348 for a
  * "double" one: code that runs once a launch, in one block, pays for fetching its
- * instructions, and a block's tree is several times a warp's code (H100, bench/results/
- * h100-small-finish-probe-2026-11-23.txt).  kernel_bench, this build against the one
- * before, 4 alternating rounds: cosines 11-30% shorter at 2^12-2^16 (compensated double
- * 2^12 10.99 -> 7.66 us), 3-10% at 2^18-2^22, every other kernel within 0.97-1.01x.
- * Through the slots of the same kernels (dots, norms) it made small calls 1-19% shorter
+ * instructions, and a block's tree is several times a warp's code (H100).  kernel_bench,
+ * against the block-wide finish, 4 alternating rounds: cosines 11-30% shorter at 2^12-2^16
+ * (compensated double 2^12 10.99 -> 7.66 us), 3-10% at 2^18-2^22, every other kernel within
+ * 0.97-1.01x. Through the slots of the same kernels (dots, norms) it made small calls 1-19% shorter
  * too, but changed the registers of larger kernels (a 16-byte stack frame in single
  * "double" gnorm(x, Inf)) and cost up to 6% from 2^18 (single gnorm(x, Inf) 2^24 +5.7%,
- * compensated 2-norms +2-4%; bench/results/h100-kernel-warpfin-ab-2026-11-23.txt): the
+ * compensated 2-norms +2-4%): the
  * slots take it in small kernels of their own (kSmallSplits, below).
  */
 template <class Op, class Get>
@@ -566,7 +573,6 @@ template <class Op> __host__ __device__ constexpr bool has_small_finish()
  * below does (the same values in the same order: the same bits).  Its chain after its
  * loads: one atomic (under warp 0's shuffles) and one read of the slots, where the general
  * protocol pays a store and a fence, an atomic, then the reads, each an L2 round trip.
- * (One-field states only until 2026-11-23; two-field ones since: see kSlotWords.)
  * ONE_WARP (the small kernels, above): warp 0 alone merges the slots (last_warp).
  */
 template <class Op, bool ONE_WARP = false>
@@ -807,9 +813,8 @@ template <class Op> __global__ void __launch_bounds__(kThreads) rows(Args p, Op 
     if (o < nout) {
         int64_t i = o % p.nb, a = o / p.nb;
         const T *x = (const T *)p.x + ((p.ax > 1 ? a : 0) * p.kx * p.bx + (p.bx > 1 ? i : 0)) * ex;
-        const T *y = UN ? x
-                        : (const T *)p.y +
-                              ((p.ay > 1 ? a : 0) * p.ky * p.by + (p.by > 1 ? i : 0)) * ey;
+        const T *y =
+            UN ? x : (const T *)p.y + ((p.ay > 1 ? a : 0) * p.ky * p.by + (p.by > 1 ? i : 0)) * ey;
         int64_t sx = (p.kx > 1 ? p.bx : 0) * ex, sy = (p.ky > 1 ? p.by : 0) * ey;
         for (int64_t k = k0; k < k1; k++) {
             const T *px = x + k * sx, *py = y + k * sy;

@@ -19,7 +19,8 @@
 
 #include "engine.cuh"
 
-namespace gpudot {
+namespace gpudot
+{
 
 /* ---- pinned staging ring for host operands ----
  * A call on host data streams its operands through kSlots pinned host buffers, each with a
@@ -67,7 +68,6 @@ struct Ring {
     cudaEvent_t copied[kSlots] = {}, used[kSlots] = {};
     cudaStream_t copy = nullptr, comp = nullptr;
 } R;
-
 
 void ring_free()
 {
@@ -201,7 +201,7 @@ struct Spin {
 struct RingWalk {
     const gpudot_dot_req *r;
     int has_y, whole_out, npmax;
-    int way;          /* how the threads store (GPUDOT_PACK_*; kPackNtUpTo) */
+    int way;                            /* how the threads store (GPUDOT_PACK_*; kPackNtUpTo) */
     size_t esx, esy, eso, piece, first; /* largest piece; the first chunk's first piece */
     int64_t nk, a_per, k_per, nslab, nchunks;
     std::atomic<int64_t> ready[kSlots]; /* the chunk that may be packed into each slot */
@@ -210,7 +210,7 @@ struct RingWalk {
      * a thread late from an earlier chunk in the same slot finds another chunk there and
      * takes nothing */
     std::atomic<uint64_t> *next;
-    std::atomic<int> stop;              /* the master gave up (error or interrupt) */
+    std::atomic<int> stop; /* the master gave up (error or interrupt) */
 
     struct Chunk {
         gpudot_dot_req sub;
@@ -221,7 +221,10 @@ struct RingWalk {
         int npieces;
         int64_t c;
         /* the slot offset of packed byte b */
-        size_t at(size_t b) const { return b < xb ? b : align16(xb) + (b - xb); }
+        size_t at(size_t b) const
+        {
+            return b < xb ? b : align16(xb) + (b - xb);
+        }
     };
 
     Chunk chunk(int64_t c) const
@@ -241,13 +244,13 @@ struct RingWalk {
         h.njobs = 0;
         char *hx = (char *)R.host[c % kSlots];
         if (kn > 0) {
-            h.jobs[0] = pack_job(hx, r->x, esx, r->bx, r->kx, r->ax, h.a0, h.na, k0, kn,
-                                 &h.sub.kx, &h.sub.ax);
+            h.jobs[0] = pack_job(hx, r->x, esx, r->bx, r->kx, r->ax, h.a0, h.na, k0, kn, &h.sub.kx,
+                                 &h.sub.ax);
             h.xb = h.jobs[0].len * h.jobs[0].count;
             h.njobs = 1;
             if (has_y) {
-                h.jobs[1] = pack_job(hx + align16(h.xb), r->y, esy, r->by, r->ky, r->ay, h.a0,
-                                     h.na, k0, kn, &h.sub.ky, &h.sub.ay);
+                h.jobs[1] = pack_job(hx + align16(h.xb), r->y, esy, r->by, r->ky, r->ay, h.a0, h.na,
+                                     k0, kn, &h.sub.ky, &h.sub.ay);
                 h.yb = h.jobs[1].len * h.jobs[1].count;
                 h.njobs = 2;
             }
@@ -278,9 +281,18 @@ struct RingWalk {
         *hi = o + sz < total ? o + sz : total;
     }
 
-    int units(size_t lo, size_t hi) const { return (int)((hi - lo + kPackUnit - 1) / kPackUnit); }
-    std::atomic<int> &count(int64_t c, int p) { return done[(c % kSlots) * npmax + p]; }
-    std::atomic<uint64_t> &handed(int64_t c, int p) { return next[(c % kSlots) * npmax + p]; }
+    int units(size_t lo, size_t hi) const
+    {
+        return (int)((hi - lo + kPackUnit - 1) / kPackUnit);
+    }
+    std::atomic<int> &count(int64_t c, int p)
+    {
+        return done[(c % kSlots) * npmax + p];
+    }
+    std::atomic<uint64_t> &handed(int64_t c, int p)
+    {
+        return next[(c % kSlots) * npmax + p];
+    }
 
     /* takes one unit of piece p ([lo, hi)) of chunk h (published) and packs it; false where
      * every unit is taken (or the slot holds a later chunk already) */
@@ -389,7 +401,8 @@ struct RingWalk {
                 break;
             void *dout = (char *)E.out.p + (whole_out ? (size_t)(h.a0 * r->nb) * eso : 0);
             TL_MARK(R.comp, 'k', 0);
-            if ((st = run_kernel(&h.sub, dx, dx + align16(h.xb), dout, h.sl > 0, h.sl == nslab - 1)))
+            if ((st =
+                     run_kernel(&h.sub, dx, dx + align16(h.xb), dout, h.sl > 0, h.sl == nslab - 1)))
                 break;
             TL_MARK(R.comp, 'K', 0);
             CKS(cudaEventRecord(R.used[s], R.comp), "cudaEventRecord");
@@ -433,8 +446,8 @@ static int ring_master(void *lctx, int posted)
 /* A small call on host data in one launch (kDirectBytes): the operands packed by the calling
  * thread into the ring's first slot (free: every call leaves both ring streams idle), read
  * there by the kernel (pinned memory, mapped), the results written into the mapped area. */
-gpudot_status dot_direct(const gpudot_dot_req *r, int has_y, size_t esx, size_t esy,
-                                size_t bo, int way)
+gpudot_status dot_direct(const gpudot_dot_req *r, int has_y, size_t esx, size_t esy, size_t bo,
+                         int way)
 {
     gpudot_dot_req sub = *r;
     char *h = (char *)R.host[0], *hd = (char *)R.host_dev[0];
@@ -497,12 +510,15 @@ gpudot_status ring_plan(const gpudot_dot_req *r, RingPlan &pl)
     if (fixed + per_a <= budget) {
         int64_t a_per = per_a ? (int64_t)((budget - fixed) / per_a) : r->na;
         a_per = a_per > r->na ? r->na : a_per < 1 ? 1 : a_per;
-        int64_t grid_cap = r->nb > 1 ? kMaxGridX / ((r->nb + kThreads - 1) / kThreads) : kMaxGridX / 64;
+        int64_t grid_cap =
+            r->nb > 1 ? kMaxGridX / ((r->nb + kThreads - 1) / kThreads) : kMaxGridX / 64;
         pl.a_per = a_per > grid_cap ? (grid_cap > 0 ? grid_cap : 1) : a_per;
         pl.k_per = pl.nk;
     } else {
-        size_t per_k = (r->kx > 1 ? (size_t)r->bx * esx : 0) + (r->ky > 1 ? (size_t)r->by * esy : 0);
-        size_t fixed_k = (r->kx > 1 ? 0 : (size_t)r->bx * esx) + (r->ky > 1 ? 0 : (size_t)r->by * esy);
+        size_t per_k =
+            (r->kx > 1 ? (size_t)r->bx * esx : 0) + (r->ky > 1 ? (size_t)r->by * esy : 0);
+        size_t fixed_k =
+            (r->kx > 1 ? 0 : (size_t)r->bx * esx) + (r->ky > 1 ? 0 : (size_t)r->by * esy);
         if (fixed_k + per_k > budget || per_k == 0) {
             snprintf(E.err, sizeof E.err, "needs %zu bytes of staging for one slice, %zu usable",
                      fixed_k + per_k, budget);
@@ -539,7 +555,8 @@ gpudot_status ring_run(const gpudot_dot_req *r, const RingPlan &pl, int whole_ou
     w.first = kPieceFirst < w.piece ? kPieceFirst : w.piece;
     w.npmax = (int)(pl.want / w.first + 2);
     std::unique_ptr<std::atomic<int>[]> done(new (std::nothrow) std::atomic<int>[kSlots * w.npmax]);
-    std::unique_ptr<std::atomic<uint64_t>[]> next(new (std::nothrow) std::atomic<uint64_t>[kSlots * w.npmax]);
+    std::unique_ptr<std::atomic<uint64_t>[]> next(new (std::nothrow)
+                                                      std::atomic<uint64_t>[kSlots * w.npmax]);
     if (!done || !next) {
         snprintf(E.err, sizeof E.err, "no host memory for the staging ring's counters");
         return GPUDOT_OUT_OF_MEMORY;
@@ -607,7 +624,8 @@ gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     size_t out_bytes = whole_out ? pl.out_all : (size_t)(r->nb * pl.a_per) * pl.eso;
     if ((st = buf_need(E.out, out_bytes, "cudaMalloc (out)")))
         return st;
-    if (pl.nslab > 1 && (st = buf_need(E.carry, (size_t)r->nb * sizeof(State), "cudaMalloc (carry)")))
+    if (pl.nslab > 1 &&
+        (st = buf_need(E.carry, (size_t)r->nb * sizeof(State), "cudaMalloc (carry)")))
         return st;
     return ring_run(r, pl, whole_out, poll);
 }
@@ -619,7 +637,8 @@ using namespace gpudot;
 extern "C" {
 
 #ifdef GPUDOT_STAGES
-int gpudot_cuda_timeline(int on, double *gpu_us, double *host_us, char *kind, size_t *bytes, int max)
+int gpudot_cuda_timeline(int on, double *gpu_us, double *host_us, char *kind, size_t *bytes,
+                         int max)
 {
     TL.on = on;
     int n = TL.n < max ? TL.n : max;

@@ -8,7 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace gpudot {
+namespace gpudot
+{
 
 /* ---- kernels ---- */
 

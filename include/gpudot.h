@@ -19,15 +19,15 @@ extern "C" {
 
 /* One list gives the status enum, the identifier suffix (gpudot:<id>) and the default
  * message, so the three can never drift apart. */
-#define GPUDOT_STATUS_LIST(X)                                                              \
-    X(OK, "ok", "success")                                                                 \
-    X(BAD_TYPE, "badType", "X and Y must be single or double arrays")                      \
-    X(SIZE_MISMATCH, "sizeMismatch", "sizes of X and Y must match or be compatible")       \
-    X(BAD_DIM, "badDim", "DIM must be a positive integer scalar")                          \
-    X(BAD_OPTION, "badOption", "invalid option")                                           \
-    X(NO_DEVICE, "noDevice", "no usable CUDA device")                                      \
-    X(OUT_OF_MEMORY, "outOfMemory", "out of memory")                                       \
-    X(CUDA, "cuda", "CUDA error")                                                          \
+#define GPUDOT_STATUS_LIST(X)                                                                      \
+    X(OK, "ok", "success")                                                                         \
+    X(BAD_TYPE, "badType", "X and Y must be single or double arrays")                              \
+    X(SIZE_MISMATCH, "sizeMismatch", "sizes of X and Y must match or be compatible")               \
+    X(BAD_DIM, "badDim", "DIM must be a positive integer scalar")                                  \
+    X(BAD_OPTION, "badOption", "invalid option")                                                   \
+    X(NO_DEVICE, "noDevice", "no usable CUDA device")                                              \
+    X(OUT_OF_MEMORY, "outOfMemory", "out of memory")                                               \
+    X(CUDA, "cuda", "CUDA error")                                                                  \
     X(INTERRUPTED, "interrupted", "interrupted by the user")
 
 #define GPUDOT_ENUM_ENTRY(name, id, msg) GPUDOT_##name,
@@ -46,17 +46,17 @@ typedef enum {
 } gpudot_accum;
 
 typedef enum {
-    GPUDOT_OP_DOT = 0, /* sum conj(x) y */
+    GPUDOT_OP_DOT = 0,  /* sum conj(x) y */
     GPUDOT_OP_NORM = 1, /* vector p-norm of x (y unused) */
-    GPUDOT_OP_COS = 2  /* conj(x) y / (|x| |y|), clamped */
+    GPUDOT_OP_COS = 2   /* conj(x) y / (|x| |y|), clamped */
 } gpudot_op;
 
 /*
- * A batch of reductions in canonical form (named for the dot product, the first op).  The output is an nb x na array; output (i, a)
- * is the sum over k < nk of conj(x(i, k, a)) * y(i, k, a).  Each operand is stored
- * contiguously (column-major) as a bx x kx x ax array whose extents are either the full
- * extent or 1 (broadcast): bx in {1, nb}, kx in {1, nk}, ax in {1, na}.  Complex operands are
- * interleaved (re, im) pairs.  Both operands have the same element type; the output has that
+ * A batch of reductions in canonical form (named for the dot product, the first op).  The output is
+ * an nb x na array; output (i, a) is the sum over k < nk of conj(x(i, k, a)) * y(i, k, a).  Each
+ * operand is stored contiguously (column-major) as a bx x kx x ax array whose extents are either
+ * the full extent or 1 (broadcast): bx in {1, nb}, kx in {1, nk}, ax in {1, na}.  Complex operands
+ * are interleaved (re, im) pairs.  Both operands have the same element type; the output has that
  * type and is complex (interleaved) when either operand is, except for norms (real).
  * Norms read x only: y and its extents are ignored.
  */
@@ -71,9 +71,9 @@ typedef struct {
     int64_t bx, kx, ax;
     int64_t by, ky, ay;
     gpudot_accum accum;
-    void *out; /* host, nb * na elements */
+    void *out;        /* host, nb * na elements */
     int x_dev, y_dev; /* CUDA engine only: x / y are device pointers (resident data) */
-    int fast; /* engine-internal, 0 from callers: see gpudot_fast_variant */
+    int fast;         /* engine-internal, 0 from callers: see gpudot_fast_variant */
 } gpudot_dot_req;
 
 /* Called between chunks of long operations; non-zero stops the call with INTERRUPTED. */
@@ -102,8 +102,8 @@ typedef struct {
 int gpudot_cuda_available(void); /* probes once, then cached */
 gpudot_status gpudot_cuda_info(gpudot_cuda_info_t *info);
 gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll);
-int gpudot_cuda_holds_memory(void); /* persistent buffers are allocated */
-void gpudot_cuda_release(void);     /* frees every persistent buffer */
+int gpudot_cuda_holds_memory(void);       /* persistent buffers are allocated */
+void gpudot_cuda_release(void);           /* frees every persistent buffer */
 const char *gpudot_cuda_last_error(void); /* text of the last CUDA failure */
 /* Device-resident operands: r->x, r->y and r->out are device pointers; one launch, no
  * chunking, asynchronous (gpudot_cuda_sync or a copy waits for it).  Runs the fast variant

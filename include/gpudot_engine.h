@@ -33,8 +33,7 @@ void gpudot_pool_run(int64_t ntasks, gpudot_task_fn fn, void *ctx);
  * busy or has no threads: lead must then do their work itself).  When lead returns, tasks
  * not yet claimed never start; returns lead's value once the claimed ones have returned. */
 typedef int (*gpudot_lead_fn)(void *lctx, int posted);
-int gpudot_pool_lead(int64_t ntasks, gpudot_task_fn fn, void *ctx, gpudot_lead_fn lead,
-                     void *lctx);
+int gpudot_pool_lead(int64_t ntasks, gpudot_task_fn fn, void *ctx, gpudot_lead_fn lead, void *lctx);
 int gpudot_pool_size(void);
 /* Threads that work on `work` (scalars or bytes) in `units` independent pieces: one per
  * `per_thread`, at most one per piece and per OpenMP thread (OMP_NUM_THREADS or the
@@ -47,8 +46,13 @@ gpudot_status gpudot_two_step(const gpudot_dot_req *r, gpudot_poll_fn poll, gpud
  * the ways of storing (AUTO: the ring's own choice by CPU and call size); gpudot_pack_way:
  * the way this CPU can do in place of `way`; gpudot_pack_copy: m bytes stored that way;
  * gpudot_pack_fence: after a thread's copies, before they count as packed. */
-enum { GPUDOT_PACK_AUTO = 0, GPUDOT_PACK_PLAIN, GPUDOT_PACK_STREAM, GPUDOT_PACK_DEMOTE,
-       GPUDOT_PACK_NWAYS };
+enum {
+    GPUDOT_PACK_AUTO = 0,
+    GPUDOT_PACK_PLAIN,
+    GPUDOT_PACK_STREAM,
+    GPUDOT_PACK_DEMOTE,
+    GPUDOT_PACK_NWAYS
+};
 int gpudot_pack_way(int way);
 void gpudot_pack_copy(void *dst, const void *src, size_t m, int way);
 void gpudot_pack_fence(int way);

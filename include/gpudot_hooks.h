@@ -36,13 +36,14 @@ enum {
     GPUDOT_NSTAGES
 };
 #ifdef GPUDOT_STAGES
-/* The staging ring's timeline of its last call (STAGES builds, bench/ring_bench.cu): on != 0
+/* The staging ring's timeline of its last call (STAGES builds): on != 0
  * records CUDA events around each copy and kernel of the calls that follow.  Copies up to
  * max marks of the last call: the GPU time (us) of each mark since the call's first, the
  * host time (us) at which it was queued since the same moment, its kind ('S' start, 'c' / 'C'
  * before / after a copy of `bytes`, 'k' / 'K' before / after a chunk's kernel, 'r' before the
  * result's copy); returns how many. */
-int gpudot_cuda_timeline(int on, double *gpu_us, double *host_us, char *kind, size_t *bytes, int max);
+int gpudot_cuda_timeline(int on, double *gpu_us, double *host_us, char *kind, size_t *bytes,
+                         int max);
 void gpudot_mark(int stage);
 void gpudot_stages(double *us, int n);
 #define GPUDOT_MARK(i) gpudot_mark(i)

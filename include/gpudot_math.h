@@ -35,8 +35,18 @@
  * no sum of them can overflow or underflow, so the result is always right.  SSQ: elsewhere;
  * its final value is NaN where the sum left the range in which it is accurate, and the
  * engine then reruns the call with Blue's algorithm (GD_P_TWO). */
-enum { GD_P_TWO = 0, GD_P_ONE, GD_P_INF, GD_P_NEGINF, GD_P_ZERO, GD_P_POS, GD_P_NEG, GD_P_SSQ,
-       GD_P_SSQX, GD_NPK };
+enum {
+    GD_P_TWO = 0,
+    GD_P_ONE,
+    GD_P_INF,
+    GD_P_NEGINF,
+    GD_P_ZERO,
+    GD_P_POS,
+    GD_P_NEG,
+    GD_P_SSQ,
+    GD_P_SSQX,
+    GD_NPK
+};
 
 /* Exponent sentinels for an accumulator that has seen no finite nonzero element. */
 #define GD_E_NONE_MAX (-4000.0)
@@ -54,40 +64,40 @@ enum { GD_P_TWO = 0, GD_P_ONE, GD_P_INF, GD_P_NEGINF, GD_P_ZERO, GD_P_POS, GD_P_
 #endif
 
 /* Error-free transformations (Knuth TwoSum; TwoProduct via fma). */
-#define GD_DEFINE_EFT(SUF, A, FMA)                                                         \
-    GD_HD void gd_two_sum_##SUF(A a, A b, A *s, A *e)                                      \
-    {                                                                                      \
-        A t = a + b;                                                                       \
-        A z = t - a;                                                                       \
-        *e = (a - (t - z)) + (b - z);                                                      \
-        *s = t;                                                                            \
-    }                                                                                      \
-    /* (s, c) += a * b, compensated when comp, plain otherwise */                          \
-    GD_HD void gd_add_prod_##SUF(A *s, A *c, A a, A b, int comp)                           \
-    {                                                                                      \
-        if (comp) {                                                                        \
-            A p = a * b;                                                                   \
-            A ep = FMA(a, b, -p);                                                          \
-            A q;                                                                           \
-            gd_two_sum_##SUF(*s, p, s, &q);                                                \
-            *c += q + ep;                                                                  \
-        } else {                                                                           \
-            *s += GD_MUL_##SUF(a, b);                                                      \
-        }                                                                                  \
-    }                                                                                      \
-    GD_HD void gd_add_##SUF(A *s, A *c, A v, int comp)                                     \
-    {                                                                                      \
-        if (comp) {                                                                        \
-            A q;                                                                           \
-            gd_two_sum_##SUF(*s, v, s, &q);                                                \
-            *c += q;                                                                       \
-        } else {                                                                           \
-            *s += v;                                                                       \
-        }                                                                                  \
-    }                                                                                      \
-    GD_HD A gd_value_##SUF(A s, A c, int comp)                                             \
-    {                                                                                      \
-        return (comp && isfinite(s)) ? s + c : s;                                          \
+#define GD_DEFINE_EFT(SUF, A, FMA)                                                                 \
+    GD_HD void gd_two_sum_##SUF(A a, A b, A *s, A *e)                                              \
+    {                                                                                              \
+        A t = a + b;                                                                               \
+        A z = t - a;                                                                               \
+        *e = (a - (t - z)) + (b - z);                                                              \
+        *s = t;                                                                                    \
+    }                                                                                              \
+    /* (s, c) += a * b, compensated when comp, plain otherwise */                                  \
+    GD_HD void gd_add_prod_##SUF(A *s, A *c, A a, A b, int comp)                                   \
+    {                                                                                              \
+        if (comp) {                                                                                \
+            A p = a * b;                                                                           \
+            A ep = FMA(a, b, -p);                                                                  \
+            A q;                                                                                   \
+            gd_two_sum_##SUF(*s, p, s, &q);                                                        \
+            *c += q + ep;                                                                          \
+        } else {                                                                                   \
+            *s += GD_MUL_##SUF(a, b);                                                              \
+        }                                                                                          \
+    }                                                                                              \
+    GD_HD void gd_add_##SUF(A *s, A *c, A v, int comp)                                             \
+    {                                                                                              \
+        if (comp) {                                                                                \
+            A q;                                                                                   \
+            gd_two_sum_##SUF(*s, v, s, &q);                                                        \
+            *c += q;                                                                               \
+        } else {                                                                                   \
+            *s += v;                                                                               \
+        }                                                                                          \
+    }                                                                                              \
+    GD_HD A gd_value_##SUF(A s, A c, int comp)                                                     \
+    {                                                                                              \
+        return (comp && isfinite(s)) ? s + c : s;                                                  \
     }
 
 GD_DEFINE_EFT(d, double, fma)
@@ -100,215 +110,213 @@ GD_DEFINE_EFT(f, float, fmaf)
  * p = 2 uses Blue's algorithm instead of the moving scale: three sums split by fixed
  * thresholds cost two compares per element and no state-dependent branch (the moving
  * scale ran at 70% of the read ceiling on an H100, Blue at the figures in the README). */
-#define GD_DEFINE_NORM(SUF, A, FREXP, LDEXP, POW, EXP2, HYPOT, SQRT, SMALL, SHIFT, BLUE_TSML, \
-                       BLUE_TBIG, BLUE_SSML, BLUE_SBIG, SSQ_LO)                          \
-    typedef struct {                                                                       \
-        A e, s, c;           /* scale exponent, sum, compensation (p = 2: Blue's middle) */ \
-        A sml, csml, big, cbig; /* p = 2: Blue's small and big accumulators */            \
-    } gd_norm_##SUF;                                                                       \
-    GD_HD void gd_norm_init_##SUF(gd_norm_##SUF *a, int pk)                                \
-    {                                                                                      \
-        a->e = (A)(pk == GD_P_NEG ? GD_E_NONE_MIN : GD_E_NONE_MAX);                        \
-        a->s = (A)(pk == GD_P_NEGINF ? INFINITY : 0);                                      \
-        a->c = a->sml = a->csml = a->big = a->cbig = 0;                                    \
-    }                                                                                      \
-    /* sums are multiplied by 2^(f * (old - new)) when the scale moves from old to new */  \
-    GD_HD A gd_norm_factor_##SUF(int pk, A p, A d)                                         \
-    {                                                                                      \
-        return pk == GD_P_TWO ? LDEXP((A)1, (int)(2 * d)) : EXP2(p * d);                   \
-    }                                                                                      \
-    /* the scaled powers (p = 2 off its fast path, p > 0, p < 0) */                        \
-    GD_SLOW gd_norm_##SUF gd_norm_slow_##SUF(gd_norm_##SUF st, A v, int vs, int pk, A p,    \
-                                             int comp)                                     \
-    {                                                                                      \
-        gd_norm_##SUF *a = &st;                                                            \
-        if (pk == GD_P_TWO || pk == GD_P_POS) {                                            \
-            if (!(v > 0 && v <= (A)INFINITY) || v == (A)INFINITY) {                        \
-                if (v != 0)                                                                \
-                    a->s += v; /* NaN or Inf: sticky */                                    \
-                return st;                                                                    \
-            }                                                                              \
-            int ev;                                                                        \
-            FREXP(v, &ev);                                                                 \
-            ev += vs;                                                                      \
-            if ((A)ev > a->e) {                                                            \
-                A f = a->e == (A)GD_E_NONE_MAX ? (A)0 : gd_norm_factor_##SUF(pk, p, a->e - ev); \
-                if (isfinite(a->s)) { /* an Inf or NaN already seen stays */               \
-                    a->s *= f;                                                             \
-                    a->c *= f;                                                             \
-                }                                                                          \
-                a->e = (A)ev;                                                              \
-            }                                                                              \
-            A t = LDEXP(v, vs - (int)a->e);                                                \
-            if (pk == GD_P_TWO)                                                            \
-                gd_add_prod_##SUF(&a->s, &a->c, t, t, comp);                               \
-            else                                                                           \
-                gd_add_##SUF(&a->s, &a->c, POW(t, p), comp);                               \
-        } else { /* GD_P_NEG */                                                            \
-            if (v != v || v == 0) {                                                        \
-                a->s += (A)INFINITY * (v == 0) + v; /* 0: |0|^p = Inf; NaN: NaN */         \
-                return st;                                                                    \
-            }                                                                              \
-            if (v == (A)INFINITY)                                                          \
-                return st; /* |Inf|^p = 0 */                                                  \
-            int ev;                                                                        \
-            FREXP(v, &ev);                                                                 \
-            ev += vs;                                                                      \
-            if ((A)ev < a->e) {                                                            \
-                A f = a->e == (A)GD_E_NONE_MIN ? (A)0 : EXP2(p * (a->e - ev));             \
-                if (isfinite(a->s)) {                                                      \
-                    a->s *= f;                                                             \
-                    a->c *= f;                                                             \
-                }                                                                          \
-                a->e = (A)ev;                                                              \
-            }                                                                              \
-            gd_add_##SUF(&a->s, &a->c, POW(LDEXP(v, vs - (int)a->e), p), comp);            \
-        }                                                                                  \
-            return st;                                                                         \
-    }                                                                                      \
-    /* adds |x| = v 2^vs (vs != 0 only for values computed at a shifted scale) */          \
-    GD_HD void gd_norm_add_s_##SUF(gd_norm_##SUF *a, A v, int vs, int pk, A p, int comp)    \
-    {                                                                                      \
-        if (pk == GD_P_SSQ || pk == GD_P_SSQX) { /* fast 2-norm: the plain sum */          \
-            if (vs != 0)                                                                   \
-                v = LDEXP(v, vs);                                                          \
-            gd_add_prod_##SUF(&a->s, &a->c, v, v, comp);                                   \
-            return;                                                                        \
-        }                                                                                  \
-        if (pk == GD_P_TWO) {                                                              \
-            /* Blue's algorithm: fixed thresholds, three sums, no state-dependent scale;   \
-             * NaN fails both compares and lands in the middle sum */                      \
-            if (vs != 0)                                                                   \
-                v = LDEXP(v, vs);                                                          \
-            if (v > (A)BLUE_TBIG) {                                                        \
-                A t = v * (A)BLUE_SBIG;                                                    \
-                gd_add_prod_##SUF(&a->big, &a->cbig, t, t, comp);                          \
-            } else if (v < (A)BLUE_TSML) {                                                 \
-                A t = v * (A)BLUE_SSML;                                                    \
-                gd_add_prod_##SUF(&a->sml, &a->csml, t, t, comp);                          \
-            } else {                                                                       \
-                gd_add_prod_##SUF(&a->s, &a->c, v, v, comp);                               \
-            }                                                                              \
-            return;                                                                        \
-        }                                                                                  \
-        if (vs != 0 && (pk == GD_P_ONE || pk == GD_P_INF || pk == GD_P_NEGINF))            \
-            v = LDEXP(v, vs);                                                              \
-        if (pk == GD_P_ONE) {                                                              \
-            gd_add_##SUF(&a->s, &a->c, v, comp);                                           \
-        } else if (pk == GD_P_INF) {                                                       \
-            if (v > a->s || v != v)                                                        \
-                a->s = (a->s != a->s) ? a->s : v;                                          \
-        } else if (pk == GD_P_NEGINF) {                                                    \
-            if (v < a->s || v != v)                                                        \
-                a->s = (a->s != a->s) ? a->s : v;                                          \
-        } else if (pk == GD_P_ZERO) {                                                      \
-            a->s += (A)(v != 0);                                                           \
-        } else {                                                                           \
-            *a = gd_norm_slow_##SUF(*a, v, vs, pk, p, comp);                               \
-        }                                                                                  \
-    }                                                                                      \
-    GD_HD void gd_norm_add_##SUF(gd_norm_##SUF *a, A v, int pk, A p, int comp)             \
-    {                                                                                      \
-        gd_norm_add_s_##SUF(a, v, 0, pk, p, comp);                                         \
-    }                                                                                      \
-    GD_HD void gd_norm_merge_##SUF(gd_norm_##SUF *a, const gd_norm_##SUF *b, int pk, A p,  \
-                                   int comp)                                               \
-    {                                                                                      \
-        if (pk == GD_P_INF || pk == GD_P_NEGINF) {                                         \
-            gd_norm_add_##SUF(a, b->s, pk, p, comp);                                       \
-            return;                                                                        \
-        }                                                                                  \
-        if (pk == GD_P_ONE || pk == GD_P_ZERO || pk == GD_P_TWO || pk == GD_P_SSQ ||       \
-            pk == GD_P_SSQX) {                                                             \
-            gd_add_##SUF(&a->s, &a->c, b->s, comp);                                        \
-            a->c += b->c;                                                                  \
-            if (pk == GD_P_TWO) {                                                          \
-                gd_add_##SUF(&a->sml, &a->csml, b->sml, comp);                             \
-                a->csml += b->csml;                                                        \
-                gd_add_##SUF(&a->big, &a->cbig, b->big, comp);                             \
-                a->cbig += b->cbig;                                                        \
-            }                                                                              \
-            return;                                                                        \
-        }                                                                                  \
-        gd_norm_##SUF bb = *b;                                                             \
-        int neg = pk == GD_P_NEG;                                                          \
-        /* align both to the outer exponent (max for p > 0, min for p < 0) */              \
-        int a_outer = neg ? (a->e <= bb.e) : (a->e >= bb.e);                               \
-        gd_norm_##SUF *lo = a_outer ? &bb : a;                                             \
-        A e = a_outer ? a->e : bb.e;                                                       \
-        if (lo->e != e && isfinite(lo->s)) {                                               \
-            A none = (A)(neg ? GD_E_NONE_MIN : GD_E_NONE_MAX);                             \
-            A f = lo->e == none ? (A)0 : gd_norm_factor_##SUF(pk, p, lo->e - e);           \
-            lo->s *= f;                                                                    \
-            lo->c *= f;                                                                    \
-        }                                                                                  \
-        lo->e = e;                                                                         \
-        A q;                                                                               \
-        if (comp && isfinite(a->s) && isfinite(bb.s)) {                                    \
-            gd_two_sum_##SUF(a->s, bb.s, &a->s, &q);                                       \
-            a->c += bb.c + q;                                                              \
-        } else {                                                                           \
-            a->s += bb.s;                                                                  \
-            a->c += bb.c;                                                                  \
-        }                                                                                  \
-        a->e = e;                                                                          \
-    }                                                                                      \
-    /* one element x = xr + i xi (xi = 0 when real) */                                     \
-    GD_HD void gd_norm_add_elem_##SUF(gd_norm_##SUF *a, A xr, A xi, int cx, int pk, A p,   \
-                                      int comp)                                            \
-    {                                                                                      \
-        if (!cx) {                                                                         \
-            gd_norm_add_##SUF(a, fabs(xr), pk, p, comp);                                   \
-        } else if (pk == GD_P_TWO || pk == GD_P_SSQ || pk == GD_P_SSQX) {                  \
-            /* |z|^2 = re^2 + im^2: two terms, no hypot */                                 \
-            gd_norm_add_##SUF(a, fabs(xr), pk, p, comp);                                   \
-            gd_norm_add_##SUF(a, fabs(xi), pk, p, comp);                                   \
-        } else if (pk == GD_P_ZERO) {                                                      \
-            gd_norm_add_##SUF(a, (A)(xr != 0 || xi != 0), pk, p, comp);                    \
-        } else if (fabs(xr) + fabs(xi) < SMALL) {                                          \
-            /* hypot would round on the subnormal grid: take it 2^SHIFT larger (exact) */  \
-            A v = HYPOT(LDEXP(xr, SHIFT), LDEXP(xi, SHIFT));                               \
-            gd_norm_add_s_##SUF(a, v, -SHIFT, pk, p, comp);                                \
-        } else {                                                                           \
-            gd_norm_add_##SUF(a, HYPOT(xr, xi), pk, p, comp);                              \
-        }                                                                                  \
-    }                                                                                      \
-    GD_HD A gd_norm_final_##SUF(const gd_norm_##SUF *a, int pk, A p, int comp)             \
-    {                                                                                      \
-        A s = gd_value_##SUF(a->s, a->c, comp);                                            \
-        if (pk == GD_P_ONE || pk == GD_P_INF || pk == GD_P_NEGINF || pk == GD_P_ZERO)      \
-            return s;                                                                      \
-        if (pk == GD_P_SSQX)                                                               \
-            return SQRT(s);                                                                \
-        if (pk == GD_P_SSQ) /* accurate only between SSQ_LO and overflow; NaN asks for a   \
-                             * rerun with Blue's algorithm */                              \
-            return (s >= (A)SSQ_LO && s < (A)INFINITY) ? SQRT(s) : (A)NAN;                 \
-        if (pk == GD_P_TWO) { /* LAPACK 3.10 dnrm2's combination of Blue's sums */        \
-            A amed = s, asml = gd_value_##SUF(a->sml, a->csml, comp);                      \
-            A abig = gd_value_##SUF(a->big, a->cbig, comp);                                \
-            if (abig > 0 || abig != abig) {                                                \
-                if (amed > 0 || amed != amed)                                              \
-                    abig += (amed * (A)BLUE_SBIG) * (A)BLUE_SBIG;                          \
-                return SQRT(abig) / (A)BLUE_SBIG;                                          \
-            }                                                                              \
-            if (asml > 0) {                                                                \
-                if (amed > 0 || amed != amed) {                                            \
-                    A ym = SQRT(amed), ys = SQRT(asml) / (A)BLUE_SSML;                     \
-                    A ymin = ys < ym ? ys : ym, ymax = ys < ym ? ym : ys;                  \
-                    return ymax * SQRT(1 + (ymin / ymax) * (ymin / ymax));                 \
-                }                                                                          \
-                return SQRT(asml) / (A)BLUE_SSML;                                          \
-            }                                                                              \
-            return SQRT(amed);                                                             \
-        }                                                                                  \
-        if (pk == GD_P_NEG && a->s != a->s)                                                \
-            return a->s;                                                                   \
-        int none = a->e == (A)(pk == GD_P_NEG ? GD_E_NONE_MIN : GD_E_NONE_MAX);            \
-        int e = none ? 0 : (int)a->e;                                                      \
-        if (pk == GD_P_NEG && s == 0)                                                      \
-            return (A)INFINITY; /* only Inf elements: (sum 0)^(1/p) */                     \
-        A r = pk == GD_P_TWO ? sqrt(s) : POW(s, 1 / p);                                    \
-        return LDEXP(r, e);                                                                \
+#define GD_DEFINE_NORM(SUF, A, FREXP, LDEXP, POW, EXP2, HYPOT, SQRT, SMALL, SHIFT, BLUE_TSML,      \
+                       BLUE_TBIG, BLUE_SSML, BLUE_SBIG, SSQ_LO)                                    \
+    typedef struct {                                                                               \
+        A e, s, c;              /* scale exponent, sum, compensation (p = 2: Blue's middle) */     \
+        A sml, csml, big, cbig; /* p = 2: Blue's small and big accumulators */                     \
+    } gd_norm_##SUF;                                                                               \
+    GD_HD void gd_norm_init_##SUF(gd_norm_##SUF *a, int pk)                                        \
+    {                                                                                              \
+        a->e = (A)(pk == GD_P_NEG ? GD_E_NONE_MIN : GD_E_NONE_MAX);                                \
+        a->s = (A)(pk == GD_P_NEGINF ? INFINITY : 0);                                              \
+        a->c = a->sml = a->csml = a->big = a->cbig = 0;                                            \
+    }                                                                                              \
+    /* sums are multiplied by 2^(f * (old - new)) when the scale moves from old to new */          \
+    GD_HD A gd_norm_factor_##SUF(int pk, A p, A d)                                                 \
+    {                                                                                              \
+        return pk == GD_P_TWO ? LDEXP((A)1, (int)(2 * d)) : EXP2(p * d);                           \
+    }                                                                                              \
+    /* the scaled powers (p = 2 off its fast path, p > 0, p < 0) */                                \
+    GD_SLOW gd_norm_##SUF gd_norm_slow_##SUF(gd_norm_##SUF st, A v, int vs, int pk, A p, int comp) \
+    {                                                                                              \
+        gd_norm_##SUF *a = &st;                                                                    \
+        if (pk == GD_P_TWO || pk == GD_P_POS) {                                                    \
+            if (!(v > 0 && v <= (A)INFINITY) || v == (A)INFINITY) {                                \
+                if (v != 0)                                                                        \
+                    a->s += v; /* NaN or Inf: sticky */                                            \
+                return st;                                                                         \
+            }                                                                                      \
+            int ev;                                                                                \
+            FREXP(v, &ev);                                                                         \
+            ev += vs;                                                                              \
+            if ((A)ev > a->e) {                                                                    \
+                A f = a->e == (A)GD_E_NONE_MAX ? (A)0 : gd_norm_factor_##SUF(pk, p, a->e - ev);    \
+                if (isfinite(a->s)) { /* an Inf or NaN already seen stays */                       \
+                    a->s *= f;                                                                     \
+                    a->c *= f;                                                                     \
+                }                                                                                  \
+                a->e = (A)ev;                                                                      \
+            }                                                                                      \
+            A t = LDEXP(v, vs - (int)a->e);                                                        \
+            if (pk == GD_P_TWO)                                                                    \
+                gd_add_prod_##SUF(&a->s, &a->c, t, t, comp);                                       \
+            else                                                                                   \
+                gd_add_##SUF(&a->s, &a->c, POW(t, p), comp);                                       \
+        } else { /* GD_P_NEG */                                                                    \
+            if (v != v || v == 0) {                                                                \
+                a->s += (A)INFINITY * (v == 0) + v; /* 0: |0|^p = Inf; NaN: NaN */                 \
+                return st;                                                                         \
+            }                                                                                      \
+            if (v == (A)INFINITY)                                                                  \
+                return st; /* |Inf|^p = 0 */                                                       \
+            int ev;                                                                                \
+            FREXP(v, &ev);                                                                         \
+            ev += vs;                                                                              \
+            if ((A)ev < a->e) {                                                                    \
+                A f = a->e == (A)GD_E_NONE_MIN ? (A)0 : EXP2(p * (a->e - ev));                     \
+                if (isfinite(a->s)) {                                                              \
+                    a->s *= f;                                                                     \
+                    a->c *= f;                                                                     \
+                }                                                                                  \
+                a->e = (A)ev;                                                                      \
+            }                                                                                      \
+            gd_add_##SUF(&a->s, &a->c, POW(LDEXP(v, vs - (int)a->e), p), comp);                    \
+        }                                                                                          \
+        return st;                                                                                 \
+    }                                                                                              \
+    /* adds |x| = v 2^vs (vs != 0 only for values computed at a shifted scale) */                  \
+    GD_HD void gd_norm_add_s_##SUF(gd_norm_##SUF *a, A v, int vs, int pk, A p, int comp)           \
+    {                                                                                              \
+        if (pk == GD_P_SSQ || pk == GD_P_SSQX) { /* fast 2-norm: the plain sum */                  \
+            if (vs != 0)                                                                           \
+                v = LDEXP(v, vs);                                                                  \
+            gd_add_prod_##SUF(&a->s, &a->c, v, v, comp);                                           \
+            return;                                                                                \
+        }                                                                                          \
+        if (pk == GD_P_TWO) {                                                                      \
+            /* Blue's algorithm: fixed thresholds, three sums, no state-dependent scale;           \
+             * NaN fails both compares and lands in the middle sum */                              \
+            if (vs != 0)                                                                           \
+                v = LDEXP(v, vs);                                                                  \
+            if (v > (A)BLUE_TBIG) {                                                                \
+                A t = v * (A)BLUE_SBIG;                                                            \
+                gd_add_prod_##SUF(&a->big, &a->cbig, t, t, comp);                                  \
+            } else if (v < (A)BLUE_TSML) {                                                         \
+                A t = v * (A)BLUE_SSML;                                                            \
+                gd_add_prod_##SUF(&a->sml, &a->csml, t, t, comp);                                  \
+            } else {                                                                               \
+                gd_add_prod_##SUF(&a->s, &a->c, v, v, comp);                                       \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        if (vs != 0 && (pk == GD_P_ONE || pk == GD_P_INF || pk == GD_P_NEGINF))                    \
+            v = LDEXP(v, vs);                                                                      \
+        if (pk == GD_P_ONE) {                                                                      \
+            gd_add_##SUF(&a->s, &a->c, v, comp);                                                   \
+        } else if (pk == GD_P_INF) {                                                               \
+            if (v > a->s || v != v)                                                                \
+                a->s = (a->s != a->s) ? a->s : v;                                                  \
+        } else if (pk == GD_P_NEGINF) {                                                            \
+            if (v < a->s || v != v)                                                                \
+                a->s = (a->s != a->s) ? a->s : v;                                                  \
+        } else if (pk == GD_P_ZERO) {                                                              \
+            a->s += (A)(v != 0);                                                                   \
+        } else {                                                                                   \
+            *a = gd_norm_slow_##SUF(*a, v, vs, pk, p, comp);                                       \
+        }                                                                                          \
+    }                                                                                              \
+    GD_HD void gd_norm_add_##SUF(gd_norm_##SUF *a, A v, int pk, A p, int comp)                     \
+    {                                                                                              \
+        gd_norm_add_s_##SUF(a, v, 0, pk, p, comp);                                                 \
+    }                                                                                              \
+    GD_HD void gd_norm_merge_##SUF(gd_norm_##SUF *a, const gd_norm_##SUF *b, int pk, A p,          \
+                                   int comp)                                                       \
+    {                                                                                              \
+        if (pk == GD_P_INF || pk == GD_P_NEGINF) {                                                 \
+            gd_norm_add_##SUF(a, b->s, pk, p, comp);                                               \
+            return;                                                                                \
+        }                                                                                          \
+        if (pk == GD_P_ONE || pk == GD_P_ZERO || pk == GD_P_TWO || pk == GD_P_SSQ ||               \
+            pk == GD_P_SSQX) {                                                                     \
+            gd_add_##SUF(&a->s, &a->c, b->s, comp);                                                \
+            a->c += b->c;                                                                          \
+            if (pk == GD_P_TWO) {                                                                  \
+                gd_add_##SUF(&a->sml, &a->csml, b->sml, comp);                                     \
+                a->csml += b->csml;                                                                \
+                gd_add_##SUF(&a->big, &a->cbig, b->big, comp);                                     \
+                a->cbig += b->cbig;                                                                \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        gd_norm_##SUF bb = *b;                                                                     \
+        int neg = pk == GD_P_NEG;                                                                  \
+        /* align both to the outer exponent (max for p > 0, min for p < 0) */                      \
+        int a_outer = neg ? (a->e <= bb.e) : (a->e >= bb.e);                                       \
+        gd_norm_##SUF *lo = a_outer ? &bb : a;                                                     \
+        A e = a_outer ? a->e : bb.e;                                                               \
+        if (lo->e != e && isfinite(lo->s)) {                                                       \
+            A none = (A)(neg ? GD_E_NONE_MIN : GD_E_NONE_MAX);                                     \
+            A f = lo->e == none ? (A)0 : gd_norm_factor_##SUF(pk, p, lo->e - e);                   \
+            lo->s *= f;                                                                            \
+            lo->c *= f;                                                                            \
+        }                                                                                          \
+        lo->e = e;                                                                                 \
+        A q;                                                                                       \
+        if (comp && isfinite(a->s) && isfinite(bb.s)) {                                            \
+            gd_two_sum_##SUF(a->s, bb.s, &a->s, &q);                                               \
+            a->c += bb.c + q;                                                                      \
+        } else {                                                                                   \
+            a->s += bb.s;                                                                          \
+            a->c += bb.c;                                                                          \
+        }                                                                                          \
+        a->e = e;                                                                                  \
+    }                                                                                              \
+    /* one element x = xr + i xi (xi = 0 when real) */                                             \
+    GD_HD void gd_norm_add_elem_##SUF(gd_norm_##SUF *a, A xr, A xi, int cx, int pk, A p, int comp) \
+    {                                                                                              \
+        if (!cx) {                                                                                 \
+            gd_norm_add_##SUF(a, fabs(xr), pk, p, comp);                                           \
+        } else if (pk == GD_P_TWO || pk == GD_P_SSQ || pk == GD_P_SSQX) {                          \
+            /* |z|^2 = re^2 + im^2: two terms, no hypot */                                         \
+            gd_norm_add_##SUF(a, fabs(xr), pk, p, comp);                                           \
+            gd_norm_add_##SUF(a, fabs(xi), pk, p, comp);                                           \
+        } else if (pk == GD_P_ZERO) {                                                              \
+            gd_norm_add_##SUF(a, (A)(xr != 0 || xi != 0), pk, p, comp);                            \
+        } else if (fabs(xr) + fabs(xi) < SMALL) {                                                  \
+            /* hypot would round on the subnormal grid: take it 2^SHIFT larger (exact) */          \
+            A v = HYPOT(LDEXP(xr, SHIFT), LDEXP(xi, SHIFT));                                       \
+            gd_norm_add_s_##SUF(a, v, -SHIFT, pk, p, comp);                                        \
+        } else {                                                                                   \
+            gd_norm_add_##SUF(a, HYPOT(xr, xi), pk, p, comp);                                      \
+        }                                                                                          \
+    }                                                                                              \
+    GD_HD A gd_norm_final_##SUF(const gd_norm_##SUF *a, int pk, A p, int comp)                     \
+    {                                                                                              \
+        A s = gd_value_##SUF(a->s, a->c, comp);                                                    \
+        if (pk == GD_P_ONE || pk == GD_P_INF || pk == GD_P_NEGINF || pk == GD_P_ZERO)              \
+            return s;                                                                              \
+        if (pk == GD_P_SSQX)                                                                       \
+            return SQRT(s);                                                                        \
+        if (pk == GD_P_SSQ) /* accurate only between SSQ_LO and overflow; NaN asks for a           \
+                             * rerun with Blue's algorithm */                                      \
+            return (s >= (A)SSQ_LO && s < (A)INFINITY) ? SQRT(s) : (A)NAN;                         \
+        if (pk == GD_P_TWO) { /* LAPACK 3.10 dnrm2's combination of Blue's sums */                 \
+            A amed = s, asml = gd_value_##SUF(a->sml, a->csml, comp);                              \
+            A abig = gd_value_##SUF(a->big, a->cbig, comp);                                        \
+            if (abig > 0 || abig != abig) {                                                        \
+                if (amed > 0 || amed != amed)                                                      \
+                    abig += (amed * (A)BLUE_SBIG) * (A)BLUE_SBIG;                                  \
+                return SQRT(abig) / (A)BLUE_SBIG;                                                  \
+            }                                                                                      \
+            if (asml > 0) {                                                                        \
+                if (amed > 0 || amed != amed) {                                                    \
+                    A ym = SQRT(amed), ys = SQRT(asml) / (A)BLUE_SSML;                             \
+                    A ymin = ys < ym ? ys : ym, ymax = ys < ym ? ym : ys;                          \
+                    return ymax * SQRT(1 + (ymin / ymax) * (ymin / ymax));                         \
+                }                                                                                  \
+                return SQRT(asml) / (A)BLUE_SSML;                                                  \
+            }                                                                                      \
+            return SQRT(amed);                                                                     \
+        }                                                                                          \
+        if (pk == GD_P_NEG && a->s != a->s)                                                        \
+            return a->s;                                                                           \
+        int none = a->e == (A)(pk == GD_P_NEG ? GD_E_NONE_MIN : GD_E_NONE_MAX);                    \
+        int e = none ? 0 : (int)a->e;                                                              \
+        if (pk == GD_P_NEG && s == 0)                                                              \
+            return (A)INFINITY; /* only Inf elements: (sum 0)^(1/p) */                             \
+        A r = pk == GD_P_TWO ? sqrt(s) : POW(s, 1 / p);                                            \
+        return LDEXP(r, e);                                                                        \
     }
 
 /* SMALL: below it |z| loses digits to the subnormal grid (2^(min exponent + digits)) */
@@ -327,140 +335,139 @@ GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, sqrtf, 0x1p-101f, 
  * State: scale exponents ex, ey; sums xy (re, im), xx, yy and their compensations.
  * cos = xy / sqrt (xx yy): the scales cancel.  Any Inf or NaN element makes NaN, as
  * dot (x, y) / (norm (x) * norm (y)) does. */
-#define GD_DEFINE_COS(SUF, A, FREXP, LDEXP, SQRT, MINE, SSQ_LO)                                        \
-    typedef struct {                                                                       \
-        A ex, ey, xr, xi, xx, yy, cxr, cxi, cxx, cyy;                                      \
-        A fx, fy, limx, limy; /* cached 2^-e and 2^e, as for norms */                      \
-    } gd_cos_##SUF;                                                                        \
-    GD_HD void gd_cos_init_##SUF(gd_cos_##SUF *a)                                          \
-    {                                                                                      \
-        a->ex = a->ey = (A)GD_E_NONE_MAX;                                                  \
-        a->xr = a->xi = a->xx = a->yy = a->cxr = a->cxi = a->cxx = a->cyy = 0;             \
-        a->fx = a->fy = a->limx = a->limy = 0;                                             \
-    }                                                                                      \
-    /* new scale exponent for an element of magnitude m; rescales the sums it enters */    \
-    GD_HD void gd_cos_rescale_##SUF(gd_cos_##SUF *a, int which, int e_new)                 \
-    {                                                                                      \
-        A *e = which ? &a->ey : &a->ex;                                                    \
-        A f1 = *e == (A)GD_E_NONE_MAX ? (A)0 : LDEXP((A)1, (int)(*e - e_new));             \
-        A f2 = f1 * f1;                                                                    \
-        a->xr *= f1, a->xi *= f1, a->cxr *= f1, a->cxi *= f1;                              \
-        if (which)                                                                         \
-            a->yy *= f2, a->cyy *= f2;                                                     \
-        else                                                                               \
-            a->xx *= f2, a->cxx *= f2;                                                     \
-        *e = (A)e_new;                                                                     \
-        A lim = LDEXP((A)1, e_new), f = e_new < MINE ? (A)0 : LDEXP((A)1, -e_new);          \
-        if (which)                                                                         \
-            a->limy = lim, a->fy = f;                                                      \
-        else                                                                               \
-            a->limx = lim, a->fx = f;                                                      \
-    }                                                                                      \
-    /* the products of one scaled element pair */                                          \
-    GD_HD void gd_cos_products_##SUF(gd_cos_##SUF *a, A xr, A xi, A yr, A yi, int cx,      \
-                                     int cy, int comp)                                     \
-    {                                                                                      \
-        gd_add_prod_##SUF(&a->xr, &a->cxr, xr, yr, comp);                                  \
-        gd_add_prod_##SUF(&a->xx, &a->cxx, xr, xr, comp);                                  \
-        gd_add_prod_##SUF(&a->yy, &a->cyy, yr, yr, comp);                                  \
-        if (cx) {                                                                          \
-            gd_add_prod_##SUF(&a->xx, &a->cxx, xi, xi, comp);                              \
-            gd_add_prod_##SUF(&a->xi, &a->cxi, -xi, yr, comp);                             \
-        }                                                                                  \
-        if (cy) {                                                                          \
-            gd_add_prod_##SUF(&a->yy, &a->cyy, yi, yi, comp);                              \
-            gd_add_prod_##SUF(&a->xi, &a->cxi, xr, yi, comp);                              \
-        }                                                                                  \
-        if (cx && cy)                                                                      \
-            gd_add_prod_##SUF(&a->xr, &a->cxr, xi, yi, comp);                              \
-    }                                                                                      \
-    /* an element pair that moves a scale, or holds Inf or NaN */                          \
-    GD_SLOW gd_cos_##SUF gd_cos_slow_##SUF(gd_cos_##SUF st, A xr, A xi, A yr, A yi, int cx, \
-                                           int cy, int comp)                               \
-    {                                                                                      \
-        gd_cos_##SUF *a = &st;                                                             \
-        A mx = fabs(xr) > fabs(xi) ? fabs(xr) : fabs(xi);                                  \
-        A my = fabs(yr) > fabs(yi) ? fabs(yr) : fabs(yi);                                  \
-        if (!(mx < (A)INFINITY) || !(my < (A)INFINITY) || xi != xi || yi != yi) {          \
-            a->xx = (A)NAN;                                                                \
-            return st;                                                                     \
-        }                                                                                  \
-        int ev;                                                                            \
-        if (mx > 0) {                                                                      \
-            FREXP(mx, &ev);                                                                \
-            if ((A)ev > a->ex)                                                             \
-                gd_cos_rescale_##SUF(a, 0, ev);                                            \
-        }                                                                                  \
-        if (my > 0) {                                                                      \
-            FREXP(my, &ev);                                                                \
-            if ((A)ev > a->ey)                                                             \
-                gd_cos_rescale_##SUF(a, 1, ev);                                            \
-        }                                                                                  \
-        int sx = a->ex == (A)GD_E_NONE_MAX ? 0 : -(int)a->ex;                              \
-        int sy = a->ey == (A)GD_E_NONE_MAX ? 0 : -(int)a->ey;                              \
-        gd_cos_products_##SUF(a, LDEXP(xr, sx), LDEXP(xi, sx), LDEXP(yr, sy), LDEXP(yi, sy), \
-                              cx, cy, comp);                                               \
-        return st;                                                                         \
-    }                                                                                      \
-    /* fast (gpudot_fast_variant): the products unscaled, checked at the end */         \
-    GD_HD void gd_cos_add_##SUF(gd_cos_##SUF *a, A xr, A xi, A yr, A yi, int cx, int cy,   \
-                                int comp, int fast)                                        \
-    {                                                                                      \
-        if (fast) {                                                                        \
-            gd_cos_products_##SUF(a, xr, xi, yr, yi, cx, cy, comp);                        \
-            return;                                                                        \
-        }                                                                                  \
-        A mx = fabs(xr) > fabs(xi) ? fabs(xr) : fabs(xi);                                  \
-        A my = fabs(yr) > fabs(yi) ? fabs(yr) : fabs(yi);                                  \
-        if (mx < a->limx && my < a->limy && a->fx != 0 && a->fy != 0 && xi == xi &&        \
-            yi == yi) /* common case: both scales hold; the multiplies are exact */        \
-            gd_cos_products_##SUF(a, xr * a->fx, xi * a->fx, yr * a->fy, yi * a->fy, cx,   \
-                                  cy, comp);                                               \
-        else                                                                               \
-            *a = gd_cos_slow_##SUF(*a, xr, xi, yr, yi, cx, cy, comp);                      \
-    }                                                                                      \
-    /* fast: both states hold unscaled sums (no scale is ever set), so none is aligned;    \
-     * a compile-time fast keeps the rescaling out of the GPU's merge trees (code that     \
-     * never ran, yet made each tree longer to fetch: see last_warp in                     \
-     * cuda/reduce_kernels.cuh) */                                                         \
-    GD_HD void gd_cos_merge_##SUF(gd_cos_##SUF *a, const gd_cos_##SUF *b0, int comp,       \
-                                  int fast)                                                \
-    {                                                                                      \
-        gd_cos_##SUF b = *b0;                                                              \
-        if (!fast) {                                                                       \
-            if (b.ex > a->ex)                                                              \
-                gd_cos_rescale_##SUF(a, 0, (int)b.ex);                                     \
-            else if (a->ex > b.ex)                                                         \
-                gd_cos_rescale_##SUF(&b, 0, (int)a->ex);                                   \
-            if (b.ey > a->ey)                                                              \
-                gd_cos_rescale_##SUF(a, 1, (int)b.ey);                                     \
-            else if (a->ey > b.ey)                                                         \
-                gd_cos_rescale_##SUF(&b, 1, (int)a->ey);                                   \
-        }                                                                                  \
-        A q;                                                                               \
-        if (comp) {                                                                        \
-            gd_two_sum_##SUF(a->xr, b.xr, &a->xr, &q), a->cxr += b.cxr + q;                \
-            gd_two_sum_##SUF(a->xi, b.xi, &a->xi, &q), a->cxi += b.cxi + q;                \
-            gd_two_sum_##SUF(a->xx, b.xx, &a->xx, &q), a->cxx += b.cxx + q;                \
-            gd_two_sum_##SUF(a->yy, b.yy, &a->yy, &q), a->cyy += b.cyy + q;                \
-        } else {                                                                           \
-            a->xr += b.xr, a->xi += b.xi, a->xx += b.xx, a->yy += b.yy;                    \
-        }                                                                                  \
-    }                                                                                      \
-    /* real and imaginary parts, before clamping (gd_clamp_unit_* in the output type) */    \
-    GD_HD void gd_cos_final_##SUF(const gd_cos_##SUF *a, int comp, int fast, A *re, A *im) \
-    {                                                                                      \
-        A xx = gd_value_##SUF(a->xx, a->cxx, comp), yy = gd_value_##SUF(a->yy, a->cyy, comp); \
-        if (fast == 1 && !(xx >= (A)SSQ_LO && xx < (A)INFINITY && yy >= (A)SSQ_LO &&       \
-                           yy < (A)INFINITY)) {                                            \
-            *re = *im = (A)NAN; /* unscaled sums out of their range: rerun scaled */       \
-            return;                                                                        \
-        }                                                                                  \
-        A den = SQRT(xx) * SQRT(yy);                                                       \
-        *re = gd_value_##SUF(a->xr, a->cxr, comp) / den;                                   \
-        *im = gd_value_##SUF(a->xi, a->cxi, comp) / den;                                   \
-        if (xx != xx)                                                                      \
-            *re = *im = xx;                                                                \
+#define GD_DEFINE_COS(SUF, A, FREXP, LDEXP, SQRT, MINE, SSQ_LO)                                    \
+    typedef struct {                                                                               \
+        A ex, ey, xr, xi, xx, yy, cxr, cxi, cxx, cyy;                                              \
+        A fx, fy, limx, limy; /* cached 2^-e and 2^e, as for norms */                              \
+    } gd_cos_##SUF;                                                                                \
+    GD_HD void gd_cos_init_##SUF(gd_cos_##SUF *a)                                                  \
+    {                                                                                              \
+        a->ex = a->ey = (A)GD_E_NONE_MAX;                                                          \
+        a->xr = a->xi = a->xx = a->yy = a->cxr = a->cxi = a->cxx = a->cyy = 0;                     \
+        a->fx = a->fy = a->limx = a->limy = 0;                                                     \
+    }                                                                                              \
+    /* new scale exponent for an element of magnitude m; rescales the sums it enters */            \
+    GD_HD void gd_cos_rescale_##SUF(gd_cos_##SUF *a, int which, int e_new)                         \
+    {                                                                                              \
+        A *e = which ? &a->ey : &a->ex;                                                            \
+        A f1 = *e == (A)GD_E_NONE_MAX ? (A)0 : LDEXP((A)1, (int)(*e - e_new));                     \
+        A f2 = f1 * f1;                                                                            \
+        a->xr *= f1, a->xi *= f1, a->cxr *= f1, a->cxi *= f1;                                      \
+        if (which)                                                                                 \
+            a->yy *= f2, a->cyy *= f2;                                                             \
+        else                                                                                       \
+            a->xx *= f2, a->cxx *= f2;                                                             \
+        *e = (A)e_new;                                                                             \
+        A lim = LDEXP((A)1, e_new), f = e_new < MINE ? (A)0 : LDEXP((A)1, -e_new);                 \
+        if (which)                                                                                 \
+            a->limy = lim, a->fy = f;                                                              \
+        else                                                                                       \
+            a->limx = lim, a->fx = f;                                                              \
+    }                                                                                              \
+    /* the products of one scaled element pair */                                                  \
+    GD_HD void gd_cos_products_##SUF(gd_cos_##SUF *a, A xr, A xi, A yr, A yi, int cx, int cy,      \
+                                     int comp)                                                     \
+    {                                                                                              \
+        gd_add_prod_##SUF(&a->xr, &a->cxr, xr, yr, comp);                                          \
+        gd_add_prod_##SUF(&a->xx, &a->cxx, xr, xr, comp);                                          \
+        gd_add_prod_##SUF(&a->yy, &a->cyy, yr, yr, comp);                                          \
+        if (cx) {                                                                                  \
+            gd_add_prod_##SUF(&a->xx, &a->cxx, xi, xi, comp);                                      \
+            gd_add_prod_##SUF(&a->xi, &a->cxi, -xi, yr, comp);                                     \
+        }                                                                                          \
+        if (cy) {                                                                                  \
+            gd_add_prod_##SUF(&a->yy, &a->cyy, yi, yi, comp);                                      \
+            gd_add_prod_##SUF(&a->xi, &a->cxi, xr, yi, comp);                                      \
+        }                                                                                          \
+        if (cx && cy)                                                                              \
+            gd_add_prod_##SUF(&a->xr, &a->cxr, xi, yi, comp);                                      \
+    }                                                                                              \
+    /* an element pair that moves a scale, or holds Inf or NaN */                                  \
+    GD_SLOW gd_cos_##SUF gd_cos_slow_##SUF(gd_cos_##SUF st, A xr, A xi, A yr, A yi, int cx,        \
+                                           int cy, int comp)                                       \
+    {                                                                                              \
+        gd_cos_##SUF *a = &st;                                                                     \
+        A mx = fabs(xr) > fabs(xi) ? fabs(xr) : fabs(xi);                                          \
+        A my = fabs(yr) > fabs(yi) ? fabs(yr) : fabs(yi);                                          \
+        if (!(mx < (A)INFINITY) || !(my < (A)INFINITY) || xi != xi || yi != yi) {                  \
+            a->xx = (A)NAN;                                                                        \
+            return st;                                                                             \
+        }                                                                                          \
+        int ev;                                                                                    \
+        if (mx > 0) {                                                                              \
+            FREXP(mx, &ev);                                                                        \
+            if ((A)ev > a->ex)                                                                     \
+                gd_cos_rescale_##SUF(a, 0, ev);                                                    \
+        }                                                                                          \
+        if (my > 0) {                                                                              \
+            FREXP(my, &ev);                                                                        \
+            if ((A)ev > a->ey)                                                                     \
+                gd_cos_rescale_##SUF(a, 1, ev);                                                    \
+        }                                                                                          \
+        int sx = a->ex == (A)GD_E_NONE_MAX ? 0 : -(int)a->ex;                                      \
+        int sy = a->ey == (A)GD_E_NONE_MAX ? 0 : -(int)a->ey;                                      \
+        gd_cos_products_##SUF(a, LDEXP(xr, sx), LDEXP(xi, sx), LDEXP(yr, sy), LDEXP(yi, sy), cx,   \
+                              cy, comp);                                                           \
+        return st;                                                                                 \
+    }                                                                                              \
+    /* fast (gpudot_fast_variant): the products unscaled, checked at the end */                    \
+    GD_HD void gd_cos_add_##SUF(gd_cos_##SUF *a, A xr, A xi, A yr, A yi, int cx, int cy, int comp, \
+                                int fast)                                                          \
+    {                                                                                              \
+        if (fast) {                                                                                \
+            gd_cos_products_##SUF(a, xr, xi, yr, yi, cx, cy, comp);                                \
+            return;                                                                                \
+        }                                                                                          \
+        A mx = fabs(xr) > fabs(xi) ? fabs(xr) : fabs(xi);                                          \
+        A my = fabs(yr) > fabs(yi) ? fabs(yr) : fabs(yi);                                          \
+        if (mx < a->limx && my < a->limy && a->fx != 0 && a->fy != 0 && xi == xi &&                \
+            yi == yi) /* common case: both scales hold; the multiplies are exact */                \
+            gd_cos_products_##SUF(a, xr * a->fx, xi * a->fx, yr * a->fy, yi * a->fy, cx, cy,       \
+                                  comp);                                                           \
+        else                                                                                       \
+            *a = gd_cos_slow_##SUF(*a, xr, xi, yr, yi, cx, cy, comp);                              \
+    }                                                                                              \
+    /* fast: both states hold unscaled sums (no scale is ever set), so none is aligned;            \
+     * a compile-time fast keeps the rescaling out of the GPU's merge trees (code that             \
+     * never ran, yet made each tree longer to fetch: see last_warp in                             \
+     * cuda/reduce_kernels.cuh) */                                                                 \
+    GD_HD void gd_cos_merge_##SUF(gd_cos_##SUF *a, const gd_cos_##SUF *b0, int comp, int fast)     \
+    {                                                                                              \
+        gd_cos_##SUF b = *b0;                                                                      \
+        if (!fast) {                                                                               \
+            if (b.ex > a->ex)                                                                      \
+                gd_cos_rescale_##SUF(a, 0, (int)b.ex);                                             \
+            else if (a->ex > b.ex)                                                                 \
+                gd_cos_rescale_##SUF(&b, 0, (int)a->ex);                                           \
+            if (b.ey > a->ey)                                                                      \
+                gd_cos_rescale_##SUF(a, 1, (int)b.ey);                                             \
+            else if (a->ey > b.ey)                                                                 \
+                gd_cos_rescale_##SUF(&b, 1, (int)a->ey);                                           \
+        }                                                                                          \
+        A q;                                                                                       \
+        if (comp) {                                                                                \
+            gd_two_sum_##SUF(a->xr, b.xr, &a->xr, &q), a->cxr += b.cxr + q;                        \
+            gd_two_sum_##SUF(a->xi, b.xi, &a->xi, &q), a->cxi += b.cxi + q;                        \
+            gd_two_sum_##SUF(a->xx, b.xx, &a->xx, &q), a->cxx += b.cxx + q;                        \
+            gd_two_sum_##SUF(a->yy, b.yy, &a->yy, &q), a->cyy += b.cyy + q;                        \
+        } else {                                                                                   \
+            a->xr += b.xr, a->xi += b.xi, a->xx += b.xx, a->yy += b.yy;                            \
+        }                                                                                          \
+    }                                                                                              \
+    /* real and imaginary parts, before clamping (gd_clamp_unit_* in the output type) */           \
+    GD_HD void gd_cos_final_##SUF(const gd_cos_##SUF *a, int comp, int fast, A *re, A *im)         \
+    {                                                                                              \
+        A xx = gd_value_##SUF(a->xx, a->cxx, comp), yy = gd_value_##SUF(a->yy, a->cyy, comp);      \
+        if (fast == 1 &&                                                                           \
+            !(xx >= (A)SSQ_LO && xx < (A)INFINITY && yy >= (A)SSQ_LO && yy < (A)INFINITY)) {       \
+            *re = *im = (A)NAN; /* unscaled sums out of their range: rerun scaled */               \
+            return;                                                                                \
+        }                                                                                          \
+        A den = SQRT(xx) * SQRT(yy);                                                               \
+        *re = gd_value_##SUF(a->xr, a->cxr, comp) / den;                                           \
+        *im = gd_value_##SUF(a->xi, a->cxi, comp) / den;                                           \
+        if (xx != xx)                                                                              \
+            *re = *im = xx;                                                                        \
     }
 
 /* fast == 1: unscaled sums are accurate when xx and yy lie in [SSQ_LO, overflow) (as for
@@ -488,22 +495,22 @@ GD_HD int gd_over_one_d(double r, double i)
     return hi > 1.0 || (hi == 1.0 && lo > 0);
 }
 
-#define GD_DEFINE_CLAMP(SUF, A, SQRT, NEXTAFTER)                                           \
-    GD_HD void gd_clamp_unit_##SUF(A *re, A *im, int cplx)                                 \
-    {                                                                                      \
-        if (!cplx || *im == 0) {                                                           \
-            if (*re > 1)                                                                   \
-                *re = 1;                                                                   \
-            else if (*re < -1)                                                             \
-                *re = -1;                                                                  \
-            return;                                                                        \
-        }                                                                                  \
-        if (!gd_over_one_##SUF(*re, *im))                                                  \
-            return;                                                                        \
-        A m = SQRT(*re * *re + *im * *im);                                                 \
-        *re /= m, *im /= m;                                                                \
-        for (int k = 0; k < 8 && gd_over_one_##SUF(*re, *im); k++)                         \
-            *re = NEXTAFTER(*re, (A)0), *im = NEXTAFTER(*im, (A)0);                        \
+#define GD_DEFINE_CLAMP(SUF, A, SQRT, NEXTAFTER)                                                   \
+    GD_HD void gd_clamp_unit_##SUF(A *re, A *im, int cplx)                                         \
+    {                                                                                              \
+        if (!cplx || *im == 0) {                                                                   \
+            if (*re > 1)                                                                           \
+                *re = 1;                                                                           \
+            else if (*re < -1)                                                                     \
+                *re = -1;                                                                          \
+            return;                                                                                \
+        }                                                                                          \
+        if (!gd_over_one_##SUF(*re, *im))                                                          \
+            return;                                                                                \
+        A m = SQRT(*re * *re + *im * *im);                                                         \
+        *re /= m, *im /= m;                                                                        \
+        for (int k = 0; k < 8 && gd_over_one_##SUF(*re, *im); k++)                                 \
+            *re = NEXTAFTER(*re, (A)0), *im = NEXTAFTER(*im, (A)0);                                \
     }
 
 GD_DEFINE_CLAMP(d, double, sqrt, nextafter)

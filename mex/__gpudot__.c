@@ -35,7 +35,6 @@
 #include "gpudot_math.h"
 #include "octave_interrupt.h"
 
-
 /* Errors and warnings (gateway.h) go through Octave's error () and warning (). */
 static void gd_call(const char *what, const char *id, const char *fmt, va_list ap)
 {
@@ -54,7 +53,7 @@ void gd_error(const char *id, const char *fmt, ...)
     gd_call("error", id, fmt, ap);
     va_end(ap);
     mexErrMsgIdAndTxt(id, "error () returned"); /* not reached: error () throws */
-    __builtin_unreachable(); /* nor here: mexErrMsgIdAndTxt throws too */
+    __builtin_unreachable();                    /* nor here: mexErrMsgIdAndTxt throws too */
 }
 
 void gd_warn(const char *id, const char *fmt, ...)
@@ -64,9 +63,6 @@ void gd_warn(const char *id, const char *fmt, ...)
     gd_call("warning", id, fmt, ap);
     va_end(ap);
 }
-
-
-
 
 static int locked = 0;
 static int warned_no_device = 0;
@@ -159,8 +155,7 @@ static int use_gpu(const char *fn, int dev, size_t bytes)
     if (!gpudot_cuda_available()) {
         if (!warned_no_device) {
             warned_no_device = 1;
-            gd_warn("gpudot:noDevice",
-                    "%s: no usable CUDA device (%s); using the CPU engine", fn,
+            gd_warn("gpudot:noDevice", "%s: no usable CUDA device (%s); using the CPU engine", fn,
                     gpudot_cuda_last_error());
         }
         return 0;
@@ -228,7 +223,9 @@ static void resolve(const char *fn, const char *name, const mxArray *a, operand_
          * data (one scalar property read); otherwise its ref property holds the data,
          * where no GPU is usable, or marks it deleted */
         mxArray *idp = prop_of(a, "id");
-        const garr_t *g = idp && mxGetNumberOfElements(idp) == 1 ? registry_find((int64_t)mxGetScalar(idp)) : NULL;
+        const garr_t *g = idp && mxGetNumberOfElements(idp) == 1
+                              ? registry_find((int64_t)mxGetScalar(idp))
+                              : NULL;
         if (g && g->d) {
             resident_operand(g, o);
             return;
@@ -240,14 +237,12 @@ static void resolve(const char *fn, const char *name, const mxArray *a, operand_
     if (mxIsStruct(a) && mxGetNumberOfElements(a) == 1 && mxGetField(a, 0, "garray_id")) {
         const garr_t *g = garray_of(a);
         if (!g || !g->d)
-            gd_error("gpudot:badType", "%s: %s is a garray that no longer exists", fn,
-                     name);
+            gd_error("gpudot:badType", "%s: %s is a garray that no longer exists", fn, name);
         resident_operand(g, o);
         return;
     }
     if (!is_float_array(a))
-        gd_error("gpudot:badType", "%s: %s must be a full single or double array",
-                 fn, name);
+        gd_error("gpudot:badType", "%s: %s must be a full single or double array", fn, name);
     o->data = data_of(a); /* before the shape: see data_of */
     shape_of(a, &o->sh);
     o->single = mxIsSingle(a);
@@ -297,14 +292,15 @@ static void classes_of(const char *fn, const operand_t *X, const operand_t *Y, i
         if (X->dev && has_y && Y->dev && X->single != Y->single)
             gd_error("gpudot:badType",
                      "%s: garrays of different classes (single and double); make both "
-                     "one class", fn);
+                     "one class",
+                     fn);
         *single = X->dev ? X->single : Y->single;
     }
 }
 
 /* A request's op, norm kind, class, complexity and mode; the rest zero (shapes, pointers). */
-static void req_init(gpudot_dot_req *r, gpudot_op op, int pk, double p, int single, int cx,
-                     int cy, gpudot_accum accum)
+static void req_init(gpudot_dot_req *r, gpudot_op op, int pk, double p, int single, int cx, int cy,
+                     gpudot_accum accum)
 {
     memset(r, 0, sizeof *r);
     r->op = op;
@@ -346,7 +342,8 @@ static void broadcast(const char *fn, int has_y, int have_dim, int64_t dim, bcas
         else
             gd_error("gpudot:sizeMismatch",
                      "%s: sizes of X and Y must match or be compatible (dimension %d: "
-                     "%lld vs %lld)", fn, j + 1, (long long)a, (long long)c);
+                     "%lld vs %lld)",
+                     fn, j + 1, (long long)a, (long long)c);
     }
     if (!have_dim) {
         dim = 1;
@@ -361,8 +358,8 @@ static void broadcast(const char *fn, int has_y, int have_dim, int64_t dim, bcas
 }
 
 /* Resident operands run on the GPU unless "cpu" is asked for; host ones as "device" says. */
-static int pick_engine(const char *fn, int dev, const operand_t *X, const operand_t *Y,
-                       int has_y, size_t es)
+static int pick_engine(const char *fn, int dev, const operand_t *X, const operand_t *Y, int has_y,
+                       size_t es)
 {
     if (X->dev || Y->dev)
         return dev != DEV_CPU;
@@ -460,8 +457,8 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     for (int j = 0; j < nd; j++)
         odims[j] = (mwSize)(j == d ? 1 : b.sb.d[j]);
     void *out;
-    plhs[0] = make_out(nd, odims, out_single ? mxSINGLE_CLASS : mxDOUBLE_CLASS,
-                       has_y && (cx || cy), &out);
+    plhs[0] = make_out(nd, odims, out_single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, has_y && (cx || cy),
+                       &out);
 
     gpudot_dot_req r;
     req_init(&r, op, pk, pval, single, cx, cy, c->accum);
@@ -503,10 +500,10 @@ static void op_ladder(const char *fn, const call_t *c, int nlhs, mxArray *plhs[]
         numel_of(&X.sh) != numel_of(&Y.sh))
         gd_error("gpudot:badOption",
                  "%s: \"kernel\" takes two real vectors of equal length (one dot "
-                 "product) and no DIM", fn);
+                 "product) and no DIM",
+                 fn);
     if (c->accum == GPUDOT_ACC_COMP)
-        gd_error("gpudot:badOption",
-                 "%s: \"kernel\" takes \"accum\" \"native\" or \"double\"", fn);
+        gd_error("gpudot:badOption", "%s: \"kernel\" takes \"accum\" \"native\" or \"double\"", fn);
     if (c->dev == DEV_CPU)
         gd_error("gpudot:badOption", "%s: \"kernel\" runs on the GPU, not \"cpu\"", fn);
     need_gpu(fn);
@@ -539,8 +536,8 @@ static void op_ladder(const char *fn, const call_t *c, int nlhs, mxArray *plhs[]
     if (st != GPUDOT_OK)
         raise_status(fn, st, gpudot_cuda_last_error());
     double v = single ? (double)*(float *)res : res[0];
-    plhs[0] = out_single ? mxCreateNumericMatrix(1, 1, mxSINGLE_CLASS, mxREAL)
-                         : mxCreateDoubleScalar(v);
+    plhs[0] =
+        out_single ? mxCreateNumericMatrix(1, 1, mxSINGLE_CLASS, mxREAL) : mxCreateDoubleScalar(v);
     if (out_single)
         *(float *)mxGetData(plhs[0]) = (float)v;
     if (nlhs > 1)
@@ -595,8 +592,8 @@ double gateway_entry_calls(void)
  * (what "auto" and "cpu" give there). */
 
 gpudot_status gpudot_entry_vector(gpudot_op op, int single, int cx, int cy, const void *x,
-                                  const void *y, int64_t n, int dev, gpudot_accum accum,
-                                  int pk, double p, void *out)
+                                  const void *y, int64_t n, int dev, gpudot_accum accum, int pk,
+                                  double p, void *out)
 {
     int has_y = op != GPUDOT_OP_NORM;
     entry_calls++;
@@ -610,7 +607,8 @@ gpudot_status gpudot_entry_vector(gpudot_op op, int single, int cx, int cy, cons
     r.x_dev = dev;
     r.y_dev = has_y && dev;
     r.out = out;
-    return dev ? gpudot_cuda_dot(&r, gpudot_interrupt_pending) : gpudot_cpu_dot(&r, gpudot_interrupt_pending);
+    return dev ? gpudot_cuda_dot(&r, gpudot_interrupt_pending)
+               : gpudot_cpu_dot(&r, gpudot_interrupt_pending);
 }
 
 /* ---- garray ops ---- */
@@ -642,8 +640,8 @@ static void op_garray_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *pr
             gpudot_cuda_info_t in;
             gpudot_cuda_info(&in);
             gd_error("gpudot:outOfMemory",
-                     "garray: cannot allocate %zu bytes on the device (%zu bytes free)",
-                     e.bytes, in.mem_free);
+                     "garray: cannot allocate %zu bytes on the device (%zu bytes free)", e.bytes,
+                     in.mem_free);
         }
         if (st != GPUDOT_OK)
             raise_status("garray", st, gpudot_cuda_last_error());
@@ -653,8 +651,7 @@ static void op_garray_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *pr
         }
     } else if (!warned_no_device) {
         warned_no_device = 1;
-        gd_warn("gpudot:noDevice",
-                "garray: no usable CUDA device (%s); keeping data on the host",
+        gd_warn("gpudot:noDevice", "garray: no usable CUDA device (%s); keeping data on the host",
                 gpudot_cuda_last_error());
     }
     registry_add(&e);
@@ -697,9 +694,9 @@ static void op_garray_gather(int nlhs, mxArray *plhs[], int nrhs, const mxArray 
 static void op_info(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     (void)nlhs, (void)nrhs, (void)prhs;
-    static const char *fields[] = {"version",         "backend",        "built_with_cuda",
-                                   "device",          "device_name",    "compute_capability",
-                                   "multiprocessors", "memory_total",   "memory_free",
+    static const char *fields[] = {"version",         "backend",         "built_with_cuda",
+                                   "device",          "device_name",     "compute_capability",
+                                   "multiprocessors", "memory_total",    "memory_free",
                                    "driver_version",  "runtime_version", "staging_bytes",
                                    "garrays",         "garray_bytes"};
     gpudot_cuda_info_t in;
@@ -735,7 +732,8 @@ static void op_info(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 static const struct {
     const char *name;
     gpudot_op op;
-} public_entries[] = {{"gdot", GPUDOT_OP_DOT}, {"gnorm", GPUDOT_OP_NORM}, {"gcosine", GPUDOT_OP_COS}};
+} public_entries[] = {
+    {"gdot", GPUDOT_OP_DOT}, {"gnorm", GPUDOT_OP_NORM}, {"gcosine", GPUDOT_OP_COS}};
 
 static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
 
@@ -751,7 +749,8 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         gpudot_stages(mxGetDoubles(plhs[0]), GPUDOT_NSTAGES);
         return;
 #else
-        gd_error("gpudot:badOption", "__gpudot__: built without stage timers (make -f mex.mk STAGES=1)");
+        gd_error("gpudot:badOption",
+                 "__gpudot__: built without stage timers (make -f mex.mk STAGES=1)");
 #endif
     }
     GPUDOT_MARK(GPUDOT_STAGE_CALL);

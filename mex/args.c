@@ -52,7 +52,6 @@ int parse_device(const mxArray *a, int *dev)
     return ok;
 }
 
-
 /* The kind of a numeric p (0 for NaN); shared with the compiled entries. */
 int gpudot_entry_p(double v, int *pk)
 {
@@ -99,8 +98,6 @@ int parse_p(const mxArray *a, int *pk, double *p)
     return gpudot_entry_p(*p, pk);
 }
 
-
-
 static const char *const ladder_names[] = {"atomic", "shared", "shuffle", "vector", "fused"};
 
 int parse_kernel(const mxArray *a, int *k)
@@ -118,8 +115,8 @@ void bad_dim(const char *fn)
 
 void parse_dim(const char *fn, const mxArray *D, call_t *c)
 {
-    double dv = (mxIsNumeric(D) && !mxIsComplex(D) && mxGetNumberOfElements(D) == 1)
-                    ? mxGetScalar(D) : NAN;
+    double dv =
+        (mxIsNumeric(D) && !mxIsComplex(D) && mxGetNumberOfElements(D) == 1) ? mxGetScalar(D) : NAN;
     if (!(dv >= 1 && dv == floor(dv) && dv <= 1e15))
         bad_dim(fn);
     c->have_dim = 1;
@@ -128,8 +125,8 @@ void parse_dim(const char *fn, const mxArray *D, call_t *c)
 
 void bad_accum(const char *fn)
 {
-    gd_error("gpudot:badOption",
-             "%s: \"accum\" must be \"native\", \"double\" or \"compensated\"", fn);
+    gd_error("gpudot:badOption", "%s: \"accum\" must be \"native\", \"double\" or \"compensated\"",
+             fn);
 }
 
 void bad_device(const char *fn)
@@ -138,8 +135,7 @@ void bad_device(const char *fn)
 }
 
 /* __gpudot__ (op, X, Y or P, dim, accum, device): fixed slots, [] for defaults. */
-void parse_internal(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
-                           call_t *c)
+void parse_internal(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[], call_t *c)
 {
     int has_y = op != GPUDOT_OP_NORM;
     memset(c, 0, sizeof *c);
@@ -177,8 +173,7 @@ static int is_option_name(const mxArray *a)
  * gnorm (x, [p], [dim], name, value, ...), through "__entry__": the .m files of the same
  * names hold the help and the same logic for when they run instead of the compiled entries.
  */
-void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
-                         call_t *c)
+void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[], call_t *c)
 {
     int has_y = op != GPUDOT_OP_NORM;
     int k = has_y ? 2 : 1;
@@ -187,8 +182,10 @@ void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
     c->dev = DEV_AUTO;
     c->kernel = -1;
     if (nrhs < k)
-        gd_error("Octave:invalid-fun-call", "Invalid call to %s.  Correct usage is:\n\n"
-                 " -- %s (X%s, ...)", fn, fn, has_y ? ", Y" : "");
+        gd_error("Octave:invalid-fun-call",
+                 "Invalid call to %s.  Correct usage is:\n\n"
+                 " -- %s (X%s, ...)",
+                 fn, fn, has_y ? ", Y" : "");
     c->x = prhs[0];
     if (has_y)
         c->y = prhs[1];
@@ -200,7 +197,8 @@ void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
         gd_error("gpudot:badOption", "%s: options must come in name/value pairs", fn);
     for (; k < nrhs; k += 2) {
         char name[16];
-        if (!mxIsChar(prhs[k]) || mxGetM(prhs[k]) > 1 || mxGetNumberOfElements(prhs[k]) >= sizeof name)
+        if (!mxIsChar(prhs[k]) || mxGetM(prhs[k]) > 1 ||
+            mxGetNumberOfElements(prhs[k]) >= sizeof name)
             gd_error("gpudot:badOption", "%s: option names must be strings", fn);
         mxGetString(prhs[k], name, sizeof name);
         if (!strcasecmp(name, "accum")) {
@@ -213,7 +211,8 @@ void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
             if (!parse_kernel(prhs[k + 1], &c->kernel))
                 gd_error("gpudot:badOption",
                          "%s: \"kernel\" must be \"atomic\", \"shared\", \"shuffle\", "
-                         "\"vector\" or \"fused\"", fn);
+                         "\"vector\" or \"fused\"",
+                         fn);
         } else {
             gd_error("gpudot:badOption", "%s: unknown option \"%s\"", fn, name);
         }
@@ -230,8 +229,8 @@ const mxArray *public_operand(const char *fn, const char *name, const mxArray *a
         return a;
     if (!mxIsNumeric(a))
         gd_error("gpudot:badType",
-                 "%s: %s must be a numeric array (single, double, integer), not %s", fn,
-                 name, mxGetClassName(a));
+                 "%s: %s must be a numeric array (single, double, integer), not %s", fn, name,
+                 mxGetClassName(a));
     mxArray *out = NULL, *in = (mxArray *)a;
     if (mxIsSparse(a))
         mexCallMATLAB(1, &out, 1, &in, "full");

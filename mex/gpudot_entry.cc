@@ -9,7 +9,7 @@
  * rotating inputs on the CPU-only machine, an empty MEX with two arguments cost 8.2 us a
  * call against 7.3 for an empty .oct, and gdot through the MEX 9.6 us against 9.1 for the
  * built-in dot; on the H100 machine's VM the MEX's share doubled (gdot 11.2 against dot 9.2,
- * 1.22-1.30x at 2^10-2^14, issue 5 target 6).
+ * 1.22-1.30x at 2^10-2^14).
  *
  * The common call, one reduction of whole vectors of one class (host data on the CPU
  * engine, "auto" or "cpu"; or two resident garrays on the GPU, "auto" or "gpu"), with a
@@ -145,15 +145,14 @@ octave_builtin *dld_builtin(const octave_value &f)
  * folders on the path, parent classes, then built-ins that declare the class), and keeps
  * only what it finds.  gdot (g, h) found nothing there and searched again on every call:
  * an empty .oct called with two garrays took 2.88 us a call against 1.65 with two doubles
- * (CI machine, loops of 20000), and 4.7-7.2 against 2.4-3.7 on the H100 VM
- * (bench/results/h100-call-decomposition-2026-11-24.txt).  A built-in that declares the
- * class, as Octave's own built-ins do, is the one kind the search caches; so each entry,
- * on its first call, registers the function object Octave loaded from this file (which
- * keeps the file loaded) as the built-in of its name for class garray: the same empty .oct
- * then took 1.88 us.  Calls with host data find the file on the path as before; which and
- * exist (name) still give the file.  pkg unload runs PKG_DEL, whose __gpudot_undispatch__
- * (below) takes the registrations back, so the names leave with the package; an entry
- * registers again once the epoch it registered in has passed. */
+ * (CI machine, loops of 20000), and 4.7-7.2 against 2.4-3.7 on the H100 VM.  A built-in that
+ * declares the class, as Octave's own built-ins do, is the one kind the search caches; so each
+ * entry, on its first call, registers the function object Octave loaded from this file (which keeps
+ * the file loaded) as the built-in of its name for class garray: the same empty .oct then took 1.88
+ * us.  Calls with host data find the file on the path as before; which and exist (name) still give
+ * the file.  pkg unload runs PKG_DEL, whose __gpudot_undispatch__ (below) takes the registrations
+ * back, so the names leave with the package; an entry registers again once the epoch it registered
+ * in has passed. */
 void dispatch_garray(const char *name, octave_builtin::fcn self)
 {
     octave::interpreter *interp = octave::interpreter::the_interpreter();

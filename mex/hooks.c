@@ -58,8 +58,8 @@ static void hook_staging_cap(int nlhs, mxArray *plhs[], int nrhs, const mxArray 
                                      "and a way of packing");
     size_t cap = count_arg("staging_cap", nrhs >= 2 ? prhs[1] : NULL);
     size_t piece = nrhs >= 3 ? count_arg("staging_cap", prhs[2]) : 0;
-    int way = nrhs == 4 ? name_index(prhs[3], ways, (int)(sizeof ways / sizeof *ways))
-                        : GPUDOT_PACK_AUTO;
+    int way =
+        nrhs == 4 ? name_index(prhs[3], ways, (int)(sizeof ways / sizeof *ways)) : GPUDOT_PACK_AUTO;
     if (way < 0)
         gd_error("gpudot:badOption", "__gpudot__: staging_cap's way of packing is \"auto\", "
                                      "\"plain\", \"stream\" or \"demote\"");

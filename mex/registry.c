@@ -8,7 +8,6 @@
 #include "gpudot.h"
 #include "registry.h"
 
-
 static garr_t *garr = NULL;
 static size_t ngarr = 0, cap_garr = 0;
 static int64_t next_garr_id = 1;

@@ -18,8 +18,8 @@ typedef struct {
     int single, cplx;
 } garr_t;
 
-int registry_reserve(void);     /* room for one more entry; 0 where host memory ran out */
-int64_t registry_next_id(void); /* ids are never reused */
+int registry_reserve(void);         /* room for one more entry; 0 where host memory ran out */
+int64_t registry_next_id(void);     /* ids are never reused */
 void registry_add(const garr_t *e); /* after registry_reserve */
 garr_t *registry_find(int64_t id);  /* NULL where unknown */
 void registry_remove(garr_t *g);

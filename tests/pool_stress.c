@@ -157,7 +157,6 @@ int main(int argc, char **argv)
     if (atomic_load(&C.after) != 0)
         fail("task started after its job returned", jobs - 1, -1);
     long long nf = (long long)atomic_load(&failures);
-    printf("pool_stress: %d jobs on %d threads: %s\n", jobs, threads,
-           nf ? "FAILED" : "ok");
+    printf("pool_stress: %d jobs on %d threads: %s\n", jobs, threads, nf ? "FAILED" : "ok");
     return nf ? 1 : 0;
 }

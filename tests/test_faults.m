@@ -1,4 +1,4 @@
-## Faults (issue 6): Ctrl-C during a long call, no driver or no device, a refused kernel
+## Faults: Ctrl-C during a long call, no driver or no device, a refused kernel
 ## launch, a failed allocation, a faulting kernel (the CUDA context lost), and the error
 ## messages and identifiers of every public function.  Tests whose subject is the process
 ## (a signal, the session's one warning, a lost context) run a child octave-cli
