@@ -166,6 +166,122 @@ static void fill(void *p, size_t bytes, int dbl, unsigned seed)
         fill_f<<<1024, 256>>>((float *)p, bytes / 4, seed);
 }
 
+/* One size and class of the vector cases: its operand sets and its timers. */
+struct VecCase {
+    const cudaDeviceProp &prop;
+    unsigned long long *sink;
+    size_t n, bytes;
+    int dbl, nsets, reps, nI;
+    gpudot_type t;
+    const char *cls;
+    char shape[32];
+    std::vector<void *> xs, ys;
+
+    /* a gpudot or cuBLAS case, its result checked */
+    void T(const char *op, double nbytes, const std::function<void(int)> &f)
+    {
+        poison();
+        Stats s = time_us(nsets, reps, f);
+        check_result(op, dbl);
+        row(op, cls, shape, (double)n, s, nbytes);
+    }
+    /* a ceiling (no result) */
+    void C(const char *op, double nbytes, const std::function<void(int)> &f)
+    {
+        Stats s = time_us(nsets, reps, f);
+        row(op, cls, shape, (double)n, s, nbytes);
+    }
+};
+
+static void real_cases(VecCase &v)
+{
+    size_t n = v.n, bytes = v.bytes;
+    gpudot_type t = v.t;
+    int dbl = v.dbl, nI = v.nI;
+    auto &xs = v.xs, &ys = v.ys;
+    unsigned long long *sink = v.sink;
+    int g = v.prop.multiProcessorCount * 8;
+    v.C("read_ceiling_1", bytes,
+        [&](int s) { read_ceiling<<<g, 256>>>((const float4 *)xs[s], nullptr, bytes / 16, sink); });
+    v.C("read_ceiling_2", 2.0 * bytes, [&](int s) {
+        read_ceiling<<<g, 256>>>((const float4 *)xs[s], (const float4 *)ys[s], bytes / 16, sink);
+    });
+    const char *accn[] = {"native", "double", "compensated"};
+    char name[64];
+    for (int a = 0; a < 3; a++) {
+        snprintf(name, sizeof name, "gdot_%s", accn[a]);
+        v.T(name, 2.0 * bytes, [&](int s) {
+            gd(GPUDOT_OP_DOT, t, 0, 0, (gpudot_accum)a, 0, xs[s], ys[s], n, 1, 1, dres);
+        });
+    }
+    v.T(dbl ? "cublasDdot" : "cublasSdot", 2.0 * bytes, [&](int s) {
+        if (dbl)
+            cublasDdot(H, nI, (double *)xs[s], 1, (double *)ys[s], 1, (double *)dres);
+        else
+            cublasSdot(H, nI, (float *)xs[s], 1, (float *)ys[s], 1, (float *)dres);
+    });
+    int pks[] = {GD_P_TWO, GD_P_ONE, GD_P_INF};
+    const char *pkn[] = {"2", "1", "Inf"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(name, sizeof name, "gnorm_p%s_double", pkn[k]);
+        v.T(name, bytes, [&](int s) {
+            gd(GPUDOT_OP_NORM, t, 0, 0, GPUDOT_ACC_DOUBLE, pks[k], xs[s], nullptr, n, 1, 1, dres);
+        });
+    }
+    v.T("gnorm_p2_native", bytes, [&](int s) {
+        gd(GPUDOT_OP_NORM, t, 0, 0, GPUDOT_ACC_NATIVE, GD_P_TWO, xs[s], nullptr, n, 1, 1, dres);
+    });
+    v.T("gnorm_p2_compensated", bytes, [&](int s) {
+        gd(GPUDOT_OP_NORM, t, 0, 0, GPUDOT_ACC_COMP, GD_P_TWO, xs[s], nullptr, n, 1, 1, dres);
+    });
+    v.T(dbl ? "cublasDnrm2" : "cublasSnrm2", bytes, [&](int s) {
+        if (dbl)
+            cublasDnrm2(H, nI, (double *)xs[s], 1, (double *)dres);
+        else
+            cublasSnrm2(H, nI, (float *)xs[s], 1, (float *)dres);
+    });
+    for (int a = 0; a < 3; a++) {
+        snprintf(name, sizeof name, "gcosine_%s", accn[a]);
+        v.T(name, 2.0 * bytes, [&](int s) {
+            gd(GPUDOT_OP_COS, t, 0, 0, (gpudot_accum)a, 0, xs[s], ys[s], n, 1, 1, dres);
+        });
+    }
+}
+
+/* n complex elements: 2n scalars an operand */
+static void complex_cases(VecCase &v)
+{
+    size_t n = v.n, bytes = v.bytes;
+    gpudot_type t = v.t;
+    int dbl = v.dbl, nI = v.nI;
+    auto &xs = v.xs, &ys = v.ys;
+    v.T("gdot_complex_double", 4.0 * bytes, [&](int s) {
+        gd(GPUDOT_OP_DOT, t, 1, 1, GPUDOT_ACC_DOUBLE, 0, xs[s], ys[s], n, 1, 1, dres);
+    });
+    v.T("gdot_complex_native", 4.0 * bytes, [&](int s) {
+        gd(GPUDOT_OP_DOT, t, 1, 1, GPUDOT_ACC_NATIVE, 0, xs[s], ys[s], n, 1, 1, dres);
+    });
+    v.T(dbl ? "cublasZdotc" : "cublasCdotc", 4.0 * bytes, [&](int s) {
+        if (dbl)
+            cublasZdotc(H, nI, (cuDoubleComplex *)xs[s], 1, (cuDoubleComplex *)ys[s], 1,
+                        (cuDoubleComplex *)dres);
+        else
+            cublasCdotc(H, nI, (cuComplex *)xs[s], 1, (cuComplex *)ys[s], 1, (cuComplex *)dres);
+    });
+    v.T("gnorm_complex_p2_double", 2.0 * bytes, [&](int s) {
+        gd(GPUDOT_OP_NORM, t, 1, 0, GPUDOT_ACC_DOUBLE, GD_P_TWO, xs[s], nullptr, n, 1, 1, dres);
+    });
+    v.T(dbl ? "cublasDznrm2" : "cublasScnrm2", 2.0 * bytes, [&](int s) {
+        if (dbl)
+            cublasDznrm2(H, nI, (cuDoubleComplex *)xs[s], 1, (double *)dres);
+        else
+            cublasScnrm2(H, nI, (cuComplex *)xs[s], 1, (float *)dres);
+    });
+    v.T("gcosine_complex_double", 4.0 * bytes, [&](int s) {
+        gd(GPUDOT_OP_COS, t, 1, 1, GPUDOT_ACC_DOUBLE, 0, xs[s], ys[s], n, 1, 1, dres);
+    });
+}
+
 static void vectors(const cudaDeviceProp &prop, int minlog, int maxlog, unsigned long long *sink)
 {
     size_t fr, tot;
@@ -173,120 +289,42 @@ static void vectors(const cudaDeviceProp &prop, int minlog, int maxlog, unsigned
     for (int log = minlog; log <= maxlog; log += log < 20 ? 2 : 1) {
         size_t n = (size_t)1 << log;
         for (int dbl = 0; dbl < 2; dbl++) {
-            gpudot_type t = dbl ? GPUDOT_F64 : GPUDOT_F32;
-            size_t es = dbl ? 8 : 4, bytes = n * es;
+            size_t bytes = n * (dbl ? 8 : 4);
             /* complex sets hold 2n scalars; real ops use the first n of them */
             int cplx_ok = log <= 28;
             size_t alloc = cplx_ok ? 2 * bytes : bytes;
             if (2 * alloc * 2 > fr * 0.8)
                 continue;
             int nsets = nsets_for(2 * alloc, prop.l2CacheSize, fr);
-            std::vector<void *> xs(nsets), ys(nsets);
+            VecCase v{prop,
+                      sink,
+                      n,
+                      bytes,
+                      dbl,
+                      nsets,
+                      log <= 22   ? 300
+                      : log <= 26 ? 60
+                                  : 15,
+                      (int)std::min<size_t>(n, INT32_MAX),
+                      dbl ? GPUDOT_F64 : GPUDOT_F32,
+                      dbl ? "double" : "single",
+                      "",
+                      std::vector<void *>(nsets),
+                      std::vector<void *>(nsets)};
+            snprintf(v.shape, sizeof v.shape, "2^%d", log);
             for (int s = 0; s < nsets; s++) {
-                CK(cudaMalloc(&xs[s], alloc));
-                CK(cudaMalloc(&ys[s], alloc));
-                fill(xs[s], alloc, dbl, 17 * s + 1);
-                fill(ys[s], alloc, dbl, 31 * s + 7);
+                CK(cudaMalloc(&v.xs[s], alloc));
+                CK(cudaMalloc(&v.ys[s], alloc));
+                fill(v.xs[s], alloc, dbl, 17 * s + 1);
+                fill(v.ys[s], alloc, dbl, 31 * s + 7);
             }
             CK(cudaDeviceSynchronize());
-            int reps = log <= 22 ? 300 : log <= 26 ? 60 : 15;
-            const char *cls = dbl ? "double" : "single";
-            char shape[32];
-            snprintf(shape, sizeof shape, "2^%d", log);
-            int nI = (int)std::min<size_t>(n, INT32_MAX);
-            auto T = [&](const char *op, double nbytes, const std::function<void(int)> &f) {
-                poison();
-                Stats s = time_us(nsets, reps, f);
-                check_result(op, dbl);
-                row(op, cls, shape, (double)n, s, nbytes);
-            };
-            auto C = [&](const char *op, double nbytes, const std::function<void(int)> &f) {
-                Stats s = time_us(nsets, reps, f); /* ceilings write no result */
-                row(op, cls, shape, (double)n, s, nbytes);
-            };
-            int g = prop.multiProcessorCount * 8;
-            C("read_ceiling_1", bytes, [&](int s) {
-                read_ceiling<<<g, 256>>>((const float4 *)xs[s], nullptr, bytes / 16, sink);
-            });
-            C("read_ceiling_2", 2.0 * bytes, [&](int s) {
-                read_ceiling<<<g, 256>>>((const float4 *)xs[s], (const float4 *)ys[s], bytes / 16,
-                                         sink);
-            });
-            const char *accn[] = {"native", "double", "compensated"};
-            char name[64];
-            for (int a = 0; a < 3; a++) {
-                snprintf(name, sizeof name, "gdot_%s", accn[a]);
-                T(name, 2.0 * bytes, [&](int s) {
-                    gd(GPUDOT_OP_DOT, t, 0, 0, (gpudot_accum)a, 0, xs[s], ys[s], n, 1, 1, dres);
-                });
-            }
-            T(dbl ? "cublasDdot" : "cublasSdot", 2.0 * bytes, [&](int s) {
-                if (dbl)
-                    cublasDdot(H, nI, (double *)xs[s], 1, (double *)ys[s], 1, (double *)dres);
-                else
-                    cublasSdot(H, nI, (float *)xs[s], 1, (float *)ys[s], 1, (float *)dres);
-            });
-            int pks[] = {GD_P_TWO, GD_P_ONE, GD_P_INF};
-            const char *pkn[] = {"2", "1", "Inf"};
-            for (int k = 0; k < 3; k++) {
-                snprintf(name, sizeof name, "gnorm_p%s_double", pkn[k]);
-                T(name, bytes, [&](int s) {
-                    gd(GPUDOT_OP_NORM, t, 0, 0, GPUDOT_ACC_DOUBLE, pks[k], xs[s], nullptr, n, 1, 1,
-                       dres);
-                });
-            }
-            T("gnorm_p2_native", bytes, [&](int s) {
-                gd(GPUDOT_OP_NORM, t, 0, 0, GPUDOT_ACC_NATIVE, GD_P_TWO, xs[s], nullptr, n, 1, 1,
-                   dres);
-            });
-            T("gnorm_p2_compensated", bytes, [&](int s) {
-                gd(GPUDOT_OP_NORM, t, 0, 0, GPUDOT_ACC_COMP, GD_P_TWO, xs[s], nullptr, n, 1, 1,
-                   dres);
-            });
-            T(dbl ? "cublasDnrm2" : "cublasSnrm2", bytes, [&](int s) {
-                if (dbl)
-                    cublasDnrm2(H, nI, (double *)xs[s], 1, (double *)dres);
-                else
-                    cublasSnrm2(H, nI, (float *)xs[s], 1, (float *)dres);
-            });
-            for (int a = 0; a < 3; a++) {
-                snprintf(name, sizeof name, "gcosine_%s", accn[a]);
-                T(name, 2.0 * bytes, [&](int s) {
-                    gd(GPUDOT_OP_COS, t, 0, 0, (gpudot_accum)a, 0, xs[s], ys[s], n, 1, 1, dres);
-                });
-            }
-            if (cplx_ok) { /* n complex elements: 2n scalars per operand */
-                T("gdot_complex_double", 4.0 * bytes, [&](int s) {
-                    gd(GPUDOT_OP_DOT, t, 1, 1, GPUDOT_ACC_DOUBLE, 0, xs[s], ys[s], n, 1, 1, dres);
-                });
-                T("gdot_complex_native", 4.0 * bytes, [&](int s) {
-                    gd(GPUDOT_OP_DOT, t, 1, 1, GPUDOT_ACC_NATIVE, 0, xs[s], ys[s], n, 1, 1, dres);
-                });
-                T(dbl ? "cublasZdotc" : "cublasCdotc", 4.0 * bytes, [&](int s) {
-                    if (dbl)
-                        cublasZdotc(H, nI, (cuDoubleComplex *)xs[s], 1, (cuDoubleComplex *)ys[s], 1,
-                                    (cuDoubleComplex *)dres);
-                    else
-                        cublasCdotc(H, nI, (cuComplex *)xs[s], 1, (cuComplex *)ys[s], 1,
-                                    (cuComplex *)dres);
-                });
-                T("gnorm_complex_p2_double", 2.0 * bytes, [&](int s) {
-                    gd(GPUDOT_OP_NORM, t, 1, 0, GPUDOT_ACC_DOUBLE, GD_P_TWO, xs[s], nullptr, n, 1,
-                       1, dres);
-                });
-                T(dbl ? "cublasDznrm2" : "cublasScnrm2", 2.0 * bytes, [&](int s) {
-                    if (dbl)
-                        cublasDznrm2(H, nI, (cuDoubleComplex *)xs[s], 1, (double *)dres);
-                    else
-                        cublasScnrm2(H, nI, (cuComplex *)xs[s], 1, (float *)dres);
-                });
-                T("gcosine_complex_double", 4.0 * bytes, [&](int s) {
-                    gd(GPUDOT_OP_COS, t, 1, 1, GPUDOT_ACC_DOUBLE, 0, xs[s], ys[s], n, 1, 1, dres);
-                });
-            }
+            real_cases(v);
+            if (cplx_ok)
+                complex_cases(v);
             for (int s = 0; s < nsets; s++) {
-                cudaFree(xs[s]);
-                cudaFree(ys[s]);
+                cudaFree(v.xs[s]);
+                cudaFree(v.ys[s]);
             }
         }
     }

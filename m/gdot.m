@@ -82,25 +82,15 @@
 
 function [d, ms] = gdot (x, y, varargin)
 
-  if (nargin == 2 && ((isfloat (x) && ! issparse (x)) || isobject (x))
-      && ((isfloat (y) && ! issparse (y)) || isobject (y)))
-    ## fast path: nothing to parse or convert; the gateway reads garray objects itself
-    ## and rejects other objects
-    d = __gpudot__ ("dot", x, y);
-    return;
-  elseif (nargin < 2)
+  ## Reached where the compiled entry gdot.oct is not (it answers every call itself): the
+  ## MEX parses the arguments as gdot.oct does.
+  if (nargin < 2)
     print_usage ();
   endif
-  [dim, accum, device, kernel] = __gpudot_args__ ("gdot", varargin);
-  x = __gpudot_operand__ ("gdot", "X", x);
-  y = __gpudot_operand__ ("gdot", "Y", y);
-  if (! isempty (kernel))
-    if (! isempty (dim))
-      error ("gpudot:badOption", "gdot: \"kernel\" takes no DIM");
-    endif
-    [d, ms] = __gpudot__ ("ladder", x, y, kernel, accum, device);
+  if (nargout > 1)
+    [d, ms] = __gpudot__ ("__entry__", "gdot", x, y, varargin{:});
   else
-    d = __gpudot__ ("dot", x, y, dim, accum, device);
+    d = __gpudot__ ("__entry__", "gdot", x, y, varargin{:});
   endif
 
 endfunction

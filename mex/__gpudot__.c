@@ -6,9 +6,6 @@
  * directly), maps Octave arrays to the engine's canonical form, picks the engine, owns the engine's
  * persistent state through mexLock/mexAtExit, and is the only place errors are raised.
  *
- *   r = __gpudot__ ("dot", x, y, dim, accum, device)   dim [] = default
- *   r = __gpudot__ ("norm", x, p, dim, accum, device)   p [] = 2
- *   r = __gpudot__ ("cosine", x, y, dim, accum, device)
  *   s = __gpudot__ ("info")
  *   t = __gpudot__ ("gpu_available")
  *   [id, on_dev] = __gpudot__ ("garray_new", x)        resident copy of x
@@ -793,50 +790,6 @@ static void op_entry(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     call_public(e, nlhs, plhs, nrhs - 2, prhs + 2);
 }
 
-/* __gpudot__ ("dot" | "norm" | "cosine", x, y or p, dim, accum, device) (the .m files) */
-static void op_internal(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
-                        mxArray *plhs[])
-{
-    call_t c;
-    parse_internal(fn, op, nrhs, prhs, &c);
-    op_reduce(fn, op, &c, plhs);
-}
-
-static void op_dot(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
-{
-    (void)nlhs;
-    op_internal("gdot", GPUDOT_OP_DOT, nrhs, prhs, plhs);
-}
-
-static void op_norm(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
-{
-    (void)nlhs;
-    op_internal("gnorm", GPUDOT_OP_NORM, nrhs, prhs, plhs);
-}
-
-static void op_cosine(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
-{
-    (void)nlhs;
-    op_internal("gcosine", GPUDOT_OP_COS, nrhs, prhs, plhs);
-}
-
-/* [d, ms] = __gpudot__ ("ladder", x, y, kernel, accum, device) (gdot.m) */
-static void op_ladder_call(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
-{
-    call_t c;
-    if (nrhs != 6)
-        gd_error("gpudot:badOption", "__gpudot__: ladder takes x, y, kernel, accum, device");
-    memset(&c, 0, sizeof c);
-    c.x = prhs[1], c.y = prhs[2];
-    if (!parse_kernel(prhs[3], &c.kernel))
-        gd_error("gpudot:badOption", "gdot: unknown \"kernel\"");
-    if (!parse_accum(prhs[4], &c.accum))
-        bad_accum("gdot");
-    if (!parse_device(prhs[5], &c.dev))
-        bad_device("gdot");
-    op_ladder("gdot", &c, nlhs, plhs);
-}
-
 static void op_gpu_available(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     (void)nlhs, (void)nrhs, (void)prhs;
@@ -854,10 +807,6 @@ static void op_release(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[
 /* The operations, by name; the test and bench hooks are in mex/hooks.c. */
 static const gateway_op public_ops[] = {
     {"__entry__", op_entry},
-    {"dot", op_dot},
-    {"norm", op_norm},
-    {"cosine", op_cosine},
-    {"ladder", op_ladder_call},
     {"info", op_info},
     {"gpu_available", op_gpu_available},
     {"garray_new", op_garray_new},

@@ -1,6 +1,6 @@
 /*
- * The reduction calls' arguments: options ("accum", "device", "kernel"), P and DIM, from
- * the .m files' internal form and from the compiled entries' public one.
+ * The reduction calls' arguments, as users write them (gdot (x, y, dim, "accum", ...)):
+ * the options' table, P, DIM and the operands' classes.
  */
 #include <math.h>
 #include <string.h>
@@ -10,28 +10,42 @@
 #include "gpudot_entry.h"
 #include "gpudot_math.h"
 
-/* "accum" and "device" values (case-sensitive); shared with the compiled entries. */
+const char *const gpudot_option_names[OPT_N] = {"accum", "device", "kernel"};
+const char *const gpudot_accum_values[3] = {"native", "double", "compensated"};
+const char *const gpudot_device_values[3] = {"auto", "gpu", "cpu"};
+const char *const gpudot_kernel_values[5] = {"atomic", "shared", "shuffle", "vector", "fused"};
+
+int gpudot_entry_option(const char *name)
+{
+    for (int i = 0; i < OPT_N; i++)
+        if (!strcasecmp(name, gpudot_option_names[i]))
+            return i;
+    return -1;
+}
+
+/* The index of s among values[0 .. n) (case-sensitive), or -1. */
+static int value_index(const char *const *values, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, values[i]))
+            return i;
+    return -1;
+}
+
 int gpudot_entry_accum(const char *s, gpudot_accum *acc)
 {
-    static const char *const names[] = {"native", "double", "compensated"};
-    static const gpudot_accum modes[] = {GPUDOT_ACC_NATIVE, GPUDOT_ACC_DOUBLE, GPUDOT_ACC_COMP};
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(s, names[i])) {
-            *acc = modes[i];
-            return 1;
-        }
-    return 0;
+    int i = value_index(gpudot_accum_values, 3, s);
+    if (i >= 0)
+        *acc = (gpudot_accum)i; /* GPUDOT_ACC_NATIVE, _DOUBLE, _COMP */
+    return i >= 0;
 }
 
 int gpudot_entry_device(const char *s, int *dev)
 {
-    static const char *const names[] = {"auto", "gpu", "cpu"}; /* DEV_* in order */
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(s, names[i])) {
-            *dev = i;
-            return 1;
-        }
-    return 0;
+    int i = value_index(gpudot_device_values, 3, s);
+    if (i >= 0)
+        *dev = i;
+    return i >= 0;
 }
 
 int parse_accum(const mxArray *a, gpudot_accum *acc)
@@ -98,11 +112,9 @@ int parse_p(const mxArray *a, int *pk, double *p)
     return gpudot_entry_p(*p, pk);
 }
 
-static const char *const ladder_names[] = {"atomic", "shared", "shuffle", "vector", "fused"};
-
 int parse_kernel(const mxArray *a, int *k)
 {
-    int i = name_index(a, ladder_names, (int)(sizeof ladder_names / sizeof *ladder_names));
+    int i = name_index(a, gpudot_kernel_values, 5);
     if (i >= 0)
         *k = i;
     return i >= 0;
@@ -132,30 +144,6 @@ void bad_accum(const char *fn)
 void bad_device(const char *fn)
 {
     gd_error("gpudot:badOption", "%s: \"device\" must be \"auto\", \"gpu\" or \"cpu\"", fn);
-}
-
-/* __gpudot__ (op, X, Y or P, dim, accum, device): fixed slots, [] for defaults. */
-void parse_internal(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[], call_t *c)
-{
-    int has_y = op != GPUDOT_OP_NORM;
-    memset(c, 0, sizeof *c);
-    c->accum = GPUDOT_ACC_DOUBLE;
-    c->dev = DEV_AUTO;
-    c->kernel = -1;
-    if (nrhs < IN_X + 1 || nrhs > IN_END || (has_y && nrhs < IN_Y + 1))
-        gd_error("gpudot:badOption", "%s: expected %d to 5 arguments after the op", fn,
-                 has_y ? 2 : 1);
-    c->x = prhs[IN_X];
-    if (has_y)
-        c->y = prhs[IN_Y];
-    else if (nrhs > IN_Y && !mxIsEmpty(prhs[IN_Y]))
-        c->p = prhs[IN_Y];
-    if (nrhs > IN_DIM && !mxIsEmpty(prhs[IN_DIM]))
-        parse_dim(fn, prhs[IN_DIM], c);
-    if (nrhs > IN_ACCUM && !parse_accum(prhs[IN_ACCUM], &c->accum))
-        bad_accum(fn);
-    if (nrhs > IN_DEVICE && !parse_device(prhs[IN_DEVICE], &c->dev))
-        bad_device(fn);
 }
 
 /* Whether a is one of the option names (any case). */
@@ -201,13 +189,14 @@ void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
             mxGetNumberOfElements(prhs[k]) >= sizeof name)
             gd_error("gpudot:badOption", "%s: option names must be strings", fn);
         mxGetString(prhs[k], name, sizeof name);
-        if (!strcasecmp(name, "accum")) {
+        int opt = gpudot_entry_option(name);
+        if (opt == OPT_ACCUM) {
             if (!parse_accum(prhs[k + 1], &c->accum))
                 bad_accum(fn);
-        } else if (!strcasecmp(name, "device")) {
+        } else if (opt == OPT_DEVICE) {
             if (!parse_device(prhs[k + 1], &c->dev))
                 bad_device(fn);
-        } else if (!strcasecmp(name, "kernel") && op == GPUDOT_OP_DOT) {
+        } else if (opt == OPT_KERNEL && op == GPUDOT_OP_DOT) {
             if (!parse_kernel(prhs[k + 1], &c->kernel))
                 gd_error("gpudot:badOption",
                          "%s: \"kernel\" must be \"atomic\", \"shared\", \"shuffle\", "

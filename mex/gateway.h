@@ -47,9 +47,6 @@ int is_float_array(const mxArray *a);
 mxArray *make_out(int nd, const mwSize *dims, mxClassID cls, int cplx, void **data);
 
 /* ---- mex/args.c ---- */
-/* Inputs of the reduction ops, by slot (IN_Y is P for norms). */
-enum { IN_OP, IN_X, IN_Y, IN_DIM, IN_ACCUM, IN_DEVICE, IN_END };
-
 /* One parsed reduction call, from either entry (see parse_internal, parse_public). */
 typedef struct {
     const mxArray *x, *y; /* y unused for norms */
@@ -66,7 +63,6 @@ int parse_p(const mxArray *a, int *pk, double *p);
 int parse_kernel(const mxArray *a, int *k);
 void bad_accum(const char *fn) __attribute__((noreturn));
 void bad_device(const char *fn) __attribute__((noreturn));
-void parse_internal(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[], call_t *c);
 void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[], call_t *c);
 /* a public entry's operand as the engine takes it (integers to double, sparse to full) */
 const mxArray *public_operand(const char *fn, const char *name, const mxArray *a);

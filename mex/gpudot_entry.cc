@@ -123,10 +123,10 @@ bool fast_options(const octave_value_list &args, int k, gpudot_accum &accum, int
         if (!a.is_string() || a.rows() != 1 || !v.is_string() || v.rows() != 1)
             return false;
         std::string name = a.string_value(), val = v.string_value();
-        for (char &c : name)
-            c = (char)std::tolower((unsigned char)c);
-        if (!(name == "accum" ? gpudot_entry_accum(val.c_str(), &accum)
-                              : name == "device" && gpudot_entry_device(val.c_str(), &device)))
+        int opt = gpudot_entry_option(name.c_str());
+        if (!(opt == OPT_ACCUM    ? gpudot_entry_accum(val.c_str(), &accum)
+              : opt == OPT_DEVICE ? gpudot_entry_device(val.c_str(), &device)
+                                  : false))
             return false;
     }
     return true;

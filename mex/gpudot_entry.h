@@ -31,11 +31,19 @@ int gpudot_entry_garray(int64_t id, const void **d, int64_t *numel, int *vector,
  * registrations back).  Kept here, in the one library every entry file is linked against. */
 unsigned gpudot_entry_dispatch_epoch(int bump);
 
-/* The "device" option's values, in the order of its names. */
-enum { DEV_AUTO, DEV_GPU, DEV_CPU };
+/* The options of gdot, gnorm and gcosine: one table (mex/args.c) for the compiled entries'
+ * fast path and the MEX, whose help texts list the same.  Names match case-insensitively;
+ * each list of values is in the order of its enum. */
+enum { OPT_ACCUM, OPT_DEVICE, OPT_KERNEL, OPT_N };
+enum { DEV_AUTO, DEV_GPU, DEV_CPU };                 /* "device" values */
+extern const char *const gpudot_option_names[OPT_N]; /* "accum", "device", "kernel" */
+extern const char *const gpudot_accum_values[3];     /* gpudot_accum order; "double" default */
+extern const char *const gpudot_device_values[3];    /* DEV_* order; "auto" default */
+extern const char *const gpudot_kernel_values[5];    /* the ladder's kernels, in order */
 
-/* An "accum" value ("native", "double", "compensated") or a "device" value ("auto", "gpu",
- * "cpu"): 0 where s is none of them. */
+/* The OPT_* of an option name, or -1. */
+int gpudot_entry_option(const char *name);
+/* An "accum" or "device" value: 0 where s is none of them. */
 int gpudot_entry_accum(const char *s, gpudot_accum *acc);
 int gpudot_entry_device(const char *s, int *dev);
 

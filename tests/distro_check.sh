@@ -1,13 +1,13 @@
 #!/bin/sh
-# make check and make check-dist on another Debian release's Octave, from a clean copy of
+# make check, make demo and make check-dist on another Debian release's Octave, from a clean copy of
 # this tree, in a chroot made with debootstrap from Debian's packages (kept between runs in
 # GPUDOT_CHROOT_DIR, default /var/tmp/gpudot-chroot/SUITE).  The CUDA toolkit (CUDA_HOME)
 # is bind-mounted read-only at the same path.  Run as root.
-#   tests/distro_check.sh SUITE [MAKE TARGETS...]     (default targets: check check-dist)
+#   tests/distro_check.sh SUITE [MAKE TARGETS...]     (default targets: check demo check-dist)
 set -eu
 suite=${1:?usage: tests/distro_check.sh SUITE [targets...]}
 shift
-targets=${*:-check check-dist}
+targets=${*:-check demo check-dist}
 root=${GPUDOT_CHROOT_DIR:-/var/tmp/gpudot-chroot}/$suite
 cuda=${CUDA_HOME:-/usr/local/cuda}
 here=$(cd "$(dirname "$0")/.." && pwd)
