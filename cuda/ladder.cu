@@ -14,6 +14,18 @@ namespace gpudot
 
 /* ---- the reduction ladder (gdot (..., "kernel", K)) ---- */
 
+/* Two events for timing, or neither (the first destroyed where the second fails). */
+gpudot_status two_events(cudaEvent_t &e0, cudaEvent_t &e1)
+{
+    CK(cudaEventCreate(&e0), "cudaEventCreate");
+    cudaError_t e = cudaEventCreate(&e1);
+    if (e != cudaSuccess) {
+        cudaEventDestroy(e0);
+        return fail(e, "cudaEventCreate");
+    }
+    return GPUDOT_OK;
+}
+
 template <typename T, typename A>
 gpudot_status ladder_run(int kernel, const T *dx, const T *dy, int64_t n, A *result, float *ms)
 {
@@ -37,13 +49,10 @@ gpudot_status ladder_run(int kernel, const T *dx, const T *dy, int64_t n, A *res
         return st;
     A *d = (A *)E.out.p;
     cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0), "cudaEventCreate");
-    cudaError_t e = cudaEventCreate(&e1);
-    if (e != cudaSuccess) {
-        cudaEventDestroy(e0);
-        return fail(e, "cudaEventCreate");
-    }
-    e = cudaMemsetAsync(d, 0, sizeof(A));
+    gpudot_status se = two_events(e0, e1);
+    if (se != GPUDOT_OK)
+        return se;
+    cudaError_t e = cudaMemsetAsync(d, 0, sizeof(A));
     if (e == cudaSuccess)
         e = cudaEventRecord(e0);
     if (e == cudaSuccess && n > 0) {
@@ -101,13 +110,10 @@ gpudot_status fused_run(const gpudot_dot_req *r, const void *dx, const void *dy,
     if (st != GPUDOT_OK)
         return st;
     cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0), "cudaEventCreate");
-    cudaError_t e = cudaEventCreate(&e1);
-    if (e != cudaSuccess) {
-        cudaEventDestroy(e0);
-        return fail(e, "cudaEventCreate");
-    }
-    e = cudaEventRecord(e0);
+    gpudot_status se = two_events(e0, e1);
+    if (se != GPUDOT_OK)
+        return se;
+    cudaError_t e = cudaEventRecord(e0);
     if (e == cudaSuccess && n > 0)
         st = run_kernel(&q, dx, dy, E.out.p, 0, 1);
     else if (e == cudaSuccess)

@@ -362,6 +362,33 @@ template <typename T> __device__ __forceinline__ T vget(const double2 &v, int j)
  * flight.  Unary ops (norms) never read y.
  */
 
+/* One round of run_sum's 16-byte loads: U vectors of each operand from v on, `stride`
+ * apart, all issued before any is added, then added in order. */
+template <class Op, typename V>
+__device__ __forceinline__ void add_round(const Op &op, typename Op::Acc &acc, const V *xv,
+                                          const V *yv, int64_t v, int stride)
+{
+    using T = typename Op::T;
+    constexpr bool CX = Op::CX, CY = Op::CY, UN = Op::UNARY;
+    constexpr int ex = CX ? 2 : 1, ey = CY ? 2 : 1;
+    constexpr int EV = Vec16<T>::n / ex;
+    constexpr int U = UN ? 8 : 4;
+    V a[U], b[U];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        a[u] = __ldg(xv + v + u * stride);
+        if (!UN)
+            b[u] = __ldg(yv + v + u * stride);
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++)
+#pragma unroll
+        for (int j = 0; j < EV; j++)
+            op.add(acc, vget<T>(a[u], j * ex), CX ? vget<T>(a[u], j * ex + 1) : T(0),
+                   UN ? T(0) : vget<T>(b[u], j * ey),
+                   (CY && !UN) ? vget<T>(b[u], j * ey + 1) : T(0));
+}
+
 /* run_sum's 16-byte path: contiguous runs of the same complexity, 16-byte aligned; U
  * vectors in flight per thread; the tile order where `tiles` asks for it. */
 template <class Op>
@@ -394,24 +421,8 @@ __device__ __forceinline__ void run_sum_vectors(const Op &op, typename Op::Acc &
             int64_t first = (int64_t)(t / g) * TV * U * g + t % g;
             int64_t v0 = 0;
             for (; v0 + win <= nv; v0 += win) {
-                for (int it = 0; it < TV; it++) {
-                    V a[U], b[U];
-                    int64_t vb = v0 + first + (int64_t)it * U * g;
-#pragma unroll
-                    for (int u = 0; u < U; u++) {
-                        a[u] = __ldg(xv + vb + u * g);
-                        if (!UN)
-                            b[u] = __ldg(yv + vb + u * g);
-                    }
-#pragma unroll
-                    for (int u = 0; u < U; u++)
-#pragma unroll
-                        for (int j = 0; j < EV; j++)
-                            op.add(acc, vget<T>(a[u], j * ex),
-                                   CX ? vget<T>(a[u], j * ex + 1) : T(0),
-                                   UN ? T(0) : vget<T>(b[u], j * ey),
-                                   (CY && !UN) ? vget<T>(b[u], j * ey + 1) : T(0));
-                }
+                for (int it = 0; it < TV; it++)
+                    add_round(op, acc, xv, yv, v0 + first + (int64_t)it * U * g, g);
             }
             return v0;
         };
@@ -423,22 +434,8 @@ __device__ __forceinline__ void run_sum_vectors(const Op &op, typename Op::Acc &
         else
             v = t + windows(std::integral_constant<int, kTileItersF64>{});
     }
-    for (; v + (U - 1) * (int64_t)nt < nv; v += U * (int64_t)nt) {
-        V a[U], b[U];
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            a[u] = __ldg(xv + v + u * nt);
-            if (!UN)
-                b[u] = __ldg(yv + v + u * nt);
-        }
-#pragma unroll
-        for (int u = 0; u < U; u++)
-#pragma unroll
-            for (int j = 0; j < EV; j++)
-                op.add(acc, vget<T>(a[u], j * ex), CX ? vget<T>(a[u], j * ex + 1) : T(0),
-                       UN ? T(0) : vget<T>(b[u], j * ey),
-                       (CY && !UN) ? vget<T>(b[u], j * ey + 1) : T(0));
-    }
+    for (; v + (U - 1) * (int64_t)nt < nv; v += U * (int64_t)nt)
+        add_round(op, acc, xv, yv, v, nt);
     /* the last < U vectors of this thread, loads issued together and added in the
      * same order as one at a time: a loop of single loads waited for DRAM once per
      * vector (single 2^24: 3-4 per thread, after 3 full rounds) */
