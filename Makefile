@@ -32,14 +32,16 @@ export CUDA_HOME NVCC MKOCTFILE
 all: $(MEX)
 
 # Octave and its headers, from Debian's packages, where missing; and where nvcc rejects
-# the default g++ (newer than it supports), the newest g++-N that it accepts.
+# the default g++ (newer than it supports), the newest g++-N that it accepts (probed only
+# until the build has a working CUDA configuration).
 deps:
 	@command -v $(MKOCTFILE) >/dev/null 2>&1 && command -v $(OCTAVE) >/dev/null 2>&1 || { \
 	  echo "gpudot: installing octave and octave-dev (Debian packages)"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
 	    octave octave-dev >/dev/null; }
-	@need=$$(GPUDOT_PROBE_NEEDS=1 NVCC='$(NVCC)' sh cuda/configure-cuda.sh 2>/dev/null); \
+	@grep -qs '^HAVE_NVCC := yes' $(BUILD)/obj/config.mk || \
+	need=$$(GPUDOT_PROBE_NEEDS=1 NVCC='$(NVCC)' sh cuda/configure-cuda.sh 2>/dev/null); \
 	if [ -n "$$need" ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "gpudot: nvcc needs an older host compiler: installing $$need"; \
 	  $(SUDO) apt-get update -qq; \

@@ -29,11 +29,15 @@ DEFS := $(if $(filter 1,$(STAGES)),-DGPUDOT_STAGES)
 CFLAGS_ENGINE := -O3 -fPIC -fopenmp -std=gnu11 -ffp-contract=off -Wall -Wextra -I$(SRC)/include $(DEFS)
 
 # How to build the CUDA engine here (nvcc, host compiler, architectures), decided once by
-# cuda/configure-cuda.sh and again whenever one of its inputs changes.
+# cuda/configure-cuda.sh and again whenever one of its inputs changes, or on every make
+# while a failed probe left the CPU engine alone (CONFIG_RETRY; once per make: make
+# restarts after remaking the config).
 CONFIG := $(OBJ)/config.mk
 CONFIG_INPUTS := $(NVCC)|$(CUDA_ARCHS)|$(origin CUDA_PTX):$(CUDA_PTX)|$(NVCC_CCBIN)|$(GPUDOT_NO_CUDA)|$(GPUDOT_PACKAGE)
 -include $(CONFIG)
 ifneq ($(CONFIG_KEY),$(CONFIG_INPUTS))
+$(CONFIG): FORCE
+else ifeq ($(CONFIG_RETRY):$(MAKE_RESTARTS),1:)
 $(CONFIG): FORCE
 endif
 $(CONFIG): $(SRC)/cuda/configure-cuda.sh | $(OBJ)

@@ -16,11 +16,14 @@ JOBS=${JOBS:-1}
 say() { echo "gpudot: $*" >&2; }
 
 NEEDS=${GPUDOT_PROBE_NEEDS:-0}
+# cpu_only CAUSE [REMEDY]: the CPU engine alone.  With a remedy the decision is probed again
+# on the next make (CONFIG_RETRY), so that it holds only until the remedy is applied.
 cpu_only() {
     [ "$NEEDS" = 1 ] && exit 0
     say "building the CPU engine only: $1."
     [ -n "${2:-}" ] && say "  For the GPU engine, $2."
     echo "HAVE_NVCC :="
+    [ "${GPUDOT_NO_CUDA:-0}" = 1 ] || echo "CONFIG_RETRY := 1"
     exit 0
 }
 
@@ -68,7 +71,7 @@ for c in $candidates; do
         ccbin=$cc found=1
         break
     fi
-    [ -z "$first_error" ] && first_error=$(grep -m1 -i 'error' "$tmp/log" | cut -c1-200)
+    [ -z "$first_error" ] && first_error=$( (grep -m1 -i 'error' "$tmp/log" || head -n 1 "$tmp/log") | cut -c1-200)
     m=$(sed -n 's/.*gcc versions later than \([0-9]*\) are not supported.*/\1/p' "$tmp/log" | head -n 1)
     [ -n "$m" ] && max_gcc=$m
     if grep -q 'rsqrt' "$tmp/log" && probe "$cc" "$compat"; then

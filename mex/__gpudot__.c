@@ -122,10 +122,7 @@ char *get_string(const mxArray *a)
 int name_index(const mxArray *a, const char *const *names, int n)
 {
     char *s = get_string(a);
-    int k = -1;
-    for (int i = 0; s && i < n && k < 0; i++)
-        if (!strcmp(s, names[i]))
-            k = i;
+    int k = string_index(s, names, n);
     if (s)
         mxFree(s);
     return k;

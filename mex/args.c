@@ -23,18 +23,17 @@ int gpudot_entry_option(const char *name)
     return -1;
 }
 
-/* The index of s among values[0 .. n) (case-sensitive), or -1. */
-static int value_index(const char *const *values, int n, const char *s)
+int string_index(const char *s, const char *const *names, int n)
 {
-    for (int i = 0; i < n; i++)
-        if (!strcmp(s, values[i]))
+    for (int i = 0; s && i < n; i++)
+        if (!strcmp(s, names[i]))
             return i;
     return -1;
 }
 
 int gpudot_entry_accum(const char *s, gpudot_accum *acc)
 {
-    int i = value_index(gpudot_accum_values, 3, s);
+    int i = string_index(s, gpudot_accum_values, 3);
     if (i >= 0)
         *acc = (gpudot_accum)i; /* GPUDOT_ACC_NATIVE, _DOUBLE, _COMP */
     return i >= 0;
@@ -42,7 +41,7 @@ int gpudot_entry_accum(const char *s, gpudot_accum *acc)
 
 int gpudot_entry_device(const char *s, int *dev)
 {
-    int i = value_index(gpudot_device_values, 3, s);
+    int i = string_index(s, gpudot_device_values, 3);
     if (i >= 0)
         *dev = i;
     return i >= 0;

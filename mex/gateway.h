@@ -22,6 +22,8 @@ void raise_status(const char *fn, gpudot_status st, const char *detail) __attrib
 void update_lock(void);
 /* The index of the string a among names[0 .. n), or -1. */
 int name_index(const mxArray *a, const char *const *names, int n);
+/* The same for a C string (NULL: -1); case-sensitive. */
+int string_index(const char *s, const char *const *names, int n);
 /* A count argument (bytes, blocks) of operation op: a numeric scalar >= 0. */
 size_t count_arg(const char *op, const mxArray *a);
 /* Calls the compiled entries' fast path answered (a test hook). */
