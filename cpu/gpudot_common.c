@@ -3,6 +3,7 @@
 #include "gpudot_math.h"
 
 #include <omp.h>
+#include <string.h>
 
 #define GPUDOT_ID_ENTRY(name, id, msg) id,
 #define GPUDOT_MSG_ENTRY(name, id, msg) msg,
@@ -44,6 +45,47 @@ gpudot_status gpudot_check_req(const gpudot_dot_req *r)
         (!extent_ok(r->by, r->nb) || !extent_ok(r->ky, r->nk) || !extent_ok(r->ay, r->na)))
         return GPUDOT_SIZE_MISMATCH;
     return GPUDOT_OK;
+}
+
+/* Shard i of nd takes units [i u / nd, (i + 1) u / nd): as even as whole units allow. */
+void gpudot_shard_layout(gpudot_sharded *L, int64_t k, int64_t a, int vector, int64_t q,
+                         const int *devs, int nd)
+{
+    memset(L, 0, sizeof *L);
+    L->n = nd;
+    L->k = k;
+    L->a = a;
+    L->q = q;
+    int64_t units = vector ? (k + q - 1) / q : a;
+    for (int i = 0; i < nd; i++) {
+        gpudot_shard *s = &L->s[i];
+        int64_t u0 = units * i / nd, u1 = units * (i + 1) / nd;
+        s->dev = devs[i];
+        if (vector) {
+            s->k0 = u0 * q;
+            s->kn = (u1 * q < k ? u1 * q : k) - s->k0;
+            s->a0 = 0;
+            s->an = a;
+        } else {
+            s->k0 = 0;
+            s->kn = k;
+            s->a0 = u0;
+            s->an = u1 - u0;
+        }
+        if (s->kn <= 0 || s->an <= 0)
+            s->kn = s->an = 0;
+    }
+}
+
+int gpudot_same_layout(const gpudot_sharded *A, const gpudot_sharded *B)
+{
+    if (A->n != B->n || A->k != B->k || A->a != B->a || A->q != B->q)
+        return 0;
+    for (int i = 0; i < A->n; i++)
+        if (A->s[i].dev != B->s[i].dev || A->s[i].k0 != B->s[i].k0 || A->s[i].kn != B->s[i].kn ||
+            A->s[i].a0 != B->s[i].a0 || A->s[i].an != B->s[i].an)
+            return 0;
+    return 1;
 }
 
 int gpudot_fast_variant(gpudot_dot_req *r)

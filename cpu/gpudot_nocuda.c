@@ -39,6 +39,12 @@ gpudot_status gpudot_cuda_inject(int fault)
     return GPUDOT_NO_DEVICE;
 }
 
+gpudot_status gpudot_cuda_inject_on(int dev, int fault, int skip)
+{
+    (void)dev, (void)fault, (void)skip;
+    return GPUDOT_NO_DEVICE;
+}
+
 const char *gpudot_cuda_last_error(void)
 {
     return "gpudot was built without CUDA";
@@ -58,6 +64,11 @@ void gpudot_cuda_set_tile_from(size_t bytes, int blocks)
 }
 
 void gpudot_cuda_set_runtime_launch(int on)
+{
+    (void)on;
+}
+
+void gpudot_cuda_set_pinned_out(int on)
 {
     (void)on;
 }
@@ -101,5 +112,27 @@ gpudot_status gpudot_cuda_copy(void *dst, const void *src, size_t bytes, int to_
 
 gpudot_status gpudot_cuda_sync(void)
 {
+    return GPUDOT_NO_DEVICE;
+}
+
+int gpudot_cuda_device_count(void)
+{
+    return 0;
+}
+
+gpudot_status gpudot_cuda_shards_alloc(gpudot_sharded *L, size_t es)
+{
+    (void)L, (void)es;
+    return GPUDOT_NO_DEVICE;
+}
+
+void gpudot_cuda_shards_free(gpudot_sharded *L)
+{
+    (void)L;
+}
+
+gpudot_status gpudot_cuda_shards_copy(const gpudot_sharded *L, void *host, size_t es, int to_device)
+{
+    (void)L, (void)host, (void)es, (void)to_device;
     return GPUDOT_NO_DEVICE;
 }

@@ -11,7 +11,11 @@
 namespace gpudot
 {
 
-Engine E;
+Engine engines[kMaxDevices];
+Engine *E = &engines[0];
+char g_err[512] = "";
+static int g_count = -1;  /* devices visible, once probed */
+static int g_primary = 0; /* the device of one-GPU calls and garrays */
 
 /* Every CUDA failure comes here: the text is kept for the gateway's message.  Errors of
  * the call itself (out of memory, a bad launch configuration) are cleared so the next call
@@ -23,28 +27,36 @@ Engine E;
  * takes the CPU engine), and frees are skipped (they would fail anyway). */
 gpudot_status lost_status()
 {
-    snprintf(E.err, sizeof E.err, "%s", E.lost_msg);
+    snprintf(g_err, sizeof g_err, "%s", E->lost_msg);
     return GPUDOT_CUDA;
 }
 
 gpudot_status fail(cudaError_t e, const char *what)
 {
-    if (E.lost)
+    if (E->lost)
         return lost_status();
-    snprintf(E.err, sizeof E.err, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+    snprintf(g_err, sizeof g_err, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError(); /* not sticky: clear it so the next call works */
         return GPUDOT_OUT_OF_MEMORY;
     }
     if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
         return GPUDOT_NO_DEVICE;
-    if (E.ok) {
+    if (E->ok) {
         cudaGetLastError();
         cudaError_t s = cudaDeviceSynchronize();
         if (s != cudaSuccess) {
-            E.lost = 1;
-            snprintf(E.lost_msg, sizeof E.lost_msg,
-                     "%s; the CUDA context is lost: restart Octave to use the GPU again", E.err);
+            /* CUDA's rule: after a fault in a kernel the process cannot use any device
+             * (a fault on one GPU made the next call on another fail the same way) */
+            char msg[sizeof E->lost_msg];
+            snprintf(msg, sizeof msg,
+                     "%s; a kernel fault on GPU %d: CUDA is lost to this process, restart "
+                     "Octave to use the GPUs again",
+                     g_err, E->device);
+            for (int d = 0; d < kMaxDevices; d++) {
+                engines[d].lost = 1;
+                snprintf(engines[d].lost_msg, sizeof engines[d].lost_msg, "%s", msg);
+            }
             return lost_status();
         }
     }
@@ -54,20 +66,29 @@ gpudot_status fail(cudaError_t e, const char *what)
 /* cudaMalloc, or a real allocation failure where a test asked for one (an impossible size). */
 cudaError_t dev_malloc(void **p, size_t bytes)
 {
-    if (E.fault == GPUDOT_FAULT_ALLOC) {
-        E.fault = GPUDOT_FAULT_NONE;
+    if (E->fault == GPUDOT_FAULT_ALLOC && E->fault_skip-- <= 0) {
+        E->fault = GPUDOT_FAULT_NONE;
+        E->fault_skip = 0;
         bytes = (size_t)1 << 60;
     }
     return cudaMalloc(p, bytes);
 }
 
+/* The engine in use, probed once: the devices visible (first call), then its device. */
 gpudot_status probe()
 {
-    if (E.lost)
+    if (E->lost)
         return lost_status();
-    if (E.probed)
-        return E.ok ? GPUDOT_OK : GPUDOT_NO_DEVICE;
-    E.probed = 1;
+    if (E->probed)
+        return E->ok ? GPUDOT_OK : GPUDOT_NO_DEVICE;
+    E->probed = 1;
+    if (g_count > 0) {
+        CK(cudaGetDevice(&E->device), "cudaGetDevice");
+        CK(cudaGetDeviceProperties(&E->prop, E->device), "cudaGetDeviceProperties");
+        E->target_blocks = E->prop.multiProcessorCount * kBlocksPerSM;
+        E->ok = 1;
+        return GPUDOT_OK;
+    }
     int n = 0, drv = 0, rt = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
@@ -75,29 +96,68 @@ gpudot_status probe()
         cudaDriverGetVersion(&drv);
         cudaRuntimeGetVersion(&rt);
         if (e == cudaErrorInsufficientDriver && drv == 0)
-            snprintf(E.err, sizeof E.err, "no NVIDIA driver is installed");
+            snprintf(g_err, sizeof g_err, "no NVIDIA driver is installed");
         else if (e == cudaErrorInsufficientDriver)
-            snprintf(E.err, sizeof E.err,
+            snprintf(g_err, sizeof g_err,
                      "the NVIDIA driver supports CUDA %d.%d, gpudot was built with CUDA %d.%d",
                      drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
         else if (e == cudaErrorNoDevice || n == 0)
-            snprintf(E.err, sizeof E.err, "no CUDA device found%s",
+            snprintf(g_err, sizeof g_err, "no CUDA device found%s",
                      getenv("CUDA_VISIBLE_DEVICES") ? " (CUDA_VISIBLE_DEVICES is set)" : "");
         else
             fail(e, "cudaGetDeviceCount");
         cudaGetLastError();
+        g_count = 0;
         return GPUDOT_NO_DEVICE;
     }
-    CK(cudaGetDevice(&E.device), "cudaGetDevice");
-    CK(cudaGetDeviceProperties(&E.prop, E.device), "cudaGetDeviceProperties");
-    E.target_blocks = E.prop.multiProcessorCount * kBlocksPerSM;
-    E.ok = 1;
+    g_count = n < kMaxDevices ? n : kMaxDevices;
+    if (cudaGetDevice(&g_primary) != cudaSuccess || g_primary >= g_count)
+        g_primary = 0;
+    if (E != &engines[g_primary]) {
+        engines[g_primary] = Engine();
+        engines[g_primary].probed = 1;
+        E = &engines[g_primary];
+        E->probed = 1;
+    }
+    CK(cudaGetDevice(&E->device), "cudaGetDevice");
+    CK(cudaGetDeviceProperties(&E->prop, E->device), "cudaGetDeviceProperties");
+    E->target_blocks = E->prop.multiProcessorCount * kBlocksPerSM;
+    E->ok = 1;
     return GPUDOT_OK;
+}
+
+/* Makes device dev's engine the one in use (and dev CUDA's current device). */
+gpudot_status use_device(int dev)
+{
+    if (g_count < 0) {
+        gpudot_status st = probe();
+        if (st != GPUDOT_OK)
+            return st;
+    }
+    if (dev < 0 || dev >= g_count) {
+        snprintf(g_err, sizeof g_err, "there is no GPU %d (%d visible)", dev, g_count);
+        return GPUDOT_NO_DEVICE;
+    }
+    if (E != &engines[dev]) {
+        E = &engines[dev];
+        cudaError_t e = cudaSetDevice(dev);
+        if (e != cudaSuccess)
+            return fail(e, "cudaSetDevice");
+    }
+    return probe();
+}
+
+void use_primary()
+{
+    if (g_count > 0 && E != &engines[g_primary]) {
+        E = &engines[g_primary];
+        cudaSetDevice(g_primary);
+    }
 }
 
 void buf_free(DevBuf &b)
 {
-    if (b.p && !E.lost)
+    if (b.p && !E->lost)
         cudaFree(b.p);
     b.p = nullptr;
     b.cap = 0;
@@ -114,10 +174,16 @@ gpudot_status buf_need(DevBuf &b, size_t bytes, const char *what)
     return GPUDOT_OK;
 }
 
+/* device and pinned bytes the engines hold, every device's */
 size_t held()
 {
-    return E.x.cap + E.y.cap + E.out.cap + E.carry.cap + E.partials.cap + E.tickets.cap +
-           E.slots.cap + (E.mapped ? kMappedBytes : 0) + ring_bytes();
+    size_t b = ring_bytes();
+    for (int d = 0; d < kMaxDevices; d++) {
+        const Engine &e = engines[d];
+        b += e.x.cap + e.y.cap + e.out.cap + e.carry.cap + e.partials.cap + e.tickets.cap +
+             e.slots.cap + (e.mapped ? kMappedBytes : 0) + (e.pinned ? 2 * kOutPiece : 0);
+    }
+    return b;
 }
 
 } // namespace gpudot
@@ -140,11 +206,11 @@ gpudot_status gpudot_cuda_info(gpudot_cuda_info_t *info)
     if (probe() != GPUDOT_OK)
         return GPUDOT_OK;
     info->available = 1;
-    info->device = E.device;
-    snprintf(info->name, sizeof info->name, "%s", E.prop.name);
-    info->cc_major = E.prop.major;
-    info->cc_minor = E.prop.minor;
-    info->sm_count = E.prop.multiProcessorCount;
+    info->device = E->device;
+    snprintf(info->name, sizeof info->name, "%s", E->prop.name);
+    info->cc_major = E->prop.major;
+    info->cc_minor = E->prop.minor;
+    info->sm_count = E->prop.multiProcessorCount;
     CK(cudaMemGetInfo(&info->mem_free, &info->mem_total), "cudaMemGetInfo");
     info->staging_bytes = held();
     return GPUDOT_OK;
@@ -157,7 +223,7 @@ int gpudot_cuda_holds_memory(void)
 
 int gpudot_cuda_lost(void)
 {
-    return E.lost;
+    return E->lost;
 }
 
 gpudot_status gpudot_cuda_inject(int fault)
@@ -165,48 +231,86 @@ gpudot_status gpudot_cuda_inject(int fault)
     gpudot_status st = probe();
     if (st != GPUDOT_OK)
         return st;
-    E.fault = fault;
+    E->fault = fault;
     return GPUDOT_OK;
+}
+
+gpudot_status gpudot_cuda_inject_on(int dev, int fault, int skip)
+{
+    gpudot_status st = use_device(dev);
+    if (st == GPUDOT_OK) {
+        E->fault = fault;
+        E->fault_skip = skip;
+    }
+    use_primary();
+    return st;
+}
+
+static void release_engine()
+{
+    buf_free(E->x);
+    buf_free(E->y);
+    buf_free(E->out);
+    buf_free(E->carry);
+    buf_free(E->partials);
+    buf_free(E->tickets);
+    E->tickets_n = 0;
+    buf_free(E->slots);
+    E->slots_n = 0;
+    if (E->mapped && !E->lost)
+        cudaFreeHost(E->mapped);
+    E->mapped = E->mapped_dev = nullptr;
+    if (E->pinned && !E->lost)
+        cudaFreeHost(E->pinned);
+    E->pinned = nullptr;
 }
 
 void gpudot_cuda_release(void)
 {
-    buf_free(E.x);
-    buf_free(E.y);
-    buf_free(E.out);
-    buf_free(E.carry);
-    buf_free(E.partials);
-    buf_free(E.tickets);
-    E.tickets_n = 0;
-    buf_free(E.slots);
-    E.slots_n = 0;
-    if (E.mapped && !E.lost)
-        cudaFreeHost(E.mapped);
-    E.mapped = E.mapped_dev = nullptr;
+    for (int d = 0; d < g_count; d++)
+        if (engines[d].ok) {
+            E = &engines[d];
+            if (!E->lost)
+                cudaSetDevice(d);
+            release_engine();
+        }
+    if (g_count > 0)
+        E = &engines[g_primary], cudaSetDevice(g_primary);
     ring_free();
+}
+
+int gpudot_cuda_device_count(void)
+{
+    return probe() == GPUDOT_OK ? g_count : 0;
 }
 
 const char *gpudot_cuda_last_error(void)
 {
-    return E.err;
+    return g_err;
 }
 
 void gpudot_cuda_set_staging_cap(size_t bytes, size_t piece, int pack)
 {
-    E.staging_cap = bytes;
-    E.piece = piece;
-    E.pack = pack > GPUDOT_PACK_AUTO && pack < GPUDOT_PACK_NWAYS ? pack : GPUDOT_PACK_AUTO;
+    E->staging_cap = bytes;
+    E->piece = piece;
+    E->pack = pack > GPUDOT_PACK_AUTO && pack < GPUDOT_PACK_NWAYS ? pack : GPUDOT_PACK_AUTO;
 }
 
 void gpudot_cuda_set_tile_from(size_t bytes, int blocks)
 {
-    E.tile_from = bytes;
-    E.blocks_cap = blocks;
+    E->tile_from = bytes;
+    E->blocks_cap = blocks;
 }
 
 void gpudot_cuda_set_runtime_launch(int on)
 {
-    E.runtime_launch = on != 0;
+    E->runtime_launch = on != 0;
+}
+
+void gpudot_cuda_set_pinned_out(int on)
+{
+    for (int d = 0; d < kMaxDevices; d++)
+        engines[d].pinned_off = !on;
 }
 
 gpudot_status gpudot_cuda_malloc(void **d, size_t bytes)
@@ -221,7 +325,7 @@ gpudot_status gpudot_cuda_malloc(void **d, size_t bytes)
 
 void gpudot_cuda_free(void *d)
 {
-    if (d && !E.lost)
+    if (d && !E->lost)
         cudaFree(d);
 }
 

@@ -46,15 +46,27 @@ struct Engine {
     int blocks_cap = 0; /* at most this many blocks a launch plans for (0: target_blocks) */
     cudaStream_t stream = 0;       /* where kernels launch: 0, or the ring's compute stream */
     int fault = GPUDOT_FAULT_NONE; /* test hook: gpudot_cuda_inject */
+    int fault_skip = 0;            /* allocations that succeed before an ALLOC fault */
     int lost = 0;                  /* a sticky error: the context is unusable */
     int tail0 = 0; /* a kernel on stream 0 may still be ending (wait_marked saw its results) */
-    char err[512] = "";
+    int fixed = 0; /* sharded calls: grids planned from a run's length alone (plan_launch) */
+    void *pinned = nullptr; /* copy_out's two pieces (pinned host memory), on first use */
+    cudaEvent_t piece_done[2] = {};
+    int pinned_off = 0; /* test hook: large results by one pageable cudaMemcpy */
     cudaError_t launch_err = cudaSuccess; /* what cuLaunchKernel returned (kl) */
     int runtime_launch = 0; /* test hook: launch through the runtime (<<<>>>), not the driver */
     char lost_msg[640] = "";
 };
 
-extern Engine E;
+/* One engine per device: E is the one in use (the primary device's, except while a call on
+ * a garray of several GPUs visits each of its devices: use_device).  Only the calling
+ * thread changes it.  g_err holds the text of the last failure on any device. */
+constexpr int kMaxDevices = 64;
+extern Engine engines[kMaxDevices];
+extern Engine *E;
+extern char g_err[512];
+gpudot_status use_device(int dev);
+void use_primary();
 
 /* Errors: fail() keeps CUDA's text for the gateway and tells a lost context from a failed
  * call (engine.cu). */
@@ -91,13 +103,20 @@ gpudot_status begin(const gpudot_dot_req *r);
 gpudot_status one_launch(const gpudot_dot_req *r);
 gpudot_status mapped_area();
 gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void *d_y, void *d_out,
-                         int carry_in, int is_final, int mapped = 0);
+                         int carry_in, int is_final, int mapped = 0, State *carry = nullptr);
+/* merges nchunks states of each of nout outputs in order on the host, writes the outputs */
+void merge_on_host(const gpudot_dot_req *r, const State *states, int64_t nchunks, int64_t nout,
+                   void *out);
 gpudot_status run_mapped(const gpudot_dot_req *r, const void *dx, const void *dy, size_t bo);
 gpudot_status dot_resident(const gpudot_dot_req *r);
+gpudot_status copy_out(void *host, const void *dev, size_t bytes);
 
 /* ring.cu: host data */
 void ring_free();
 size_t ring_bytes();
 gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll);
+
+/* shards.cu: garrays of several GPUs */
+gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll);
 
 } // namespace gpudot

@@ -14,7 +14,8 @@ namespace
 
 template <auto Kern, class Op> void kl(LaunchCtx &c, dim3 grid, Args p, Op op)
 {
-    static CUfunction f = nullptr;
+    static CUfunction fs[kMaxLaunchDevices] = {};
+    CUfunction &f = fs[c.dev];
     cu_launch_fn drv = c.drv;
     if (drv && !f) {
         cudaFunction_t g;
@@ -37,9 +38,37 @@ template <auto Kern, class Op> void kl(LaunchCtx &c, dim3 grid, Args p, Op op)
  * plan_launch assumes kBlocksPerSM, and a kernel whose registers allow fewer would run its
  * grid in more than one wave, the last partly empty.  Grids only shrink here, so the
  * workspace sized for the plan suffices. */
+/* The host's merge of chunk states (HostMerge), with the Op's own merge and write. */
+template <class Op> void merge_states(const Op &op, const HostMerge &m)
+{
+    using A = typename Op::A;
+    for (int64_t o = 0; o < m.nout; o++) {
+        typename Op::Acc acc;
+        for (int64_t c = 0; c < m.nchunks; c++) {
+            typename Op::Acc b;
+            op.init(b);
+            A *pb = reinterpret_cast<A *>(&b);
+            const State &s = m.states[o * m.nchunks + c];
+            for (int j = 0; j < nfields<Op>(); j++)
+                if ((Op::kLive >> j) & 1u)
+                    pb[j] = (A)s.v[j];
+            if (c == 0)
+                acc = b;
+            else
+                op.merge(acc, b);
+        }
+        op.write(m.out, o, acc);
+    }
+}
+
 template <class Op> void launch_op(LaunchCtx &c, const Launch &L0, const Args &p0, const Op &op)
 {
-    static int occ[3] = {0, 0, 0};
+    if (c.merge) {
+        merge_states(op, *c.merge);
+        return;
+    }
+    static int occs[kMaxLaunchDevices][3] = {};
+    int *occ = occs[c.dev];
     Launch L = L0;
     Args p = p0;
     if (!occ[L.kind]) {
@@ -54,7 +83,7 @@ template <class Op> void launch_op(LaunchCtx &c, const Launch &L0, const Args &p
         occ[L.kind] = o > 0 ? o : 1;
     }
     int64_t tb = (int64_t)occ[L.kind] * c.sm_count;
-    if (occ[L.kind] < kBlocksPerSM) {
+    if (occ[L.kind] < kBlocksPerSM && !c.fixed) {
         if (L.kind == 0 && p.na * p.splits > tb) {
             int64_t s = (tb + p.na - 1) / p.na;
             p.splits = (int)(s < 1 ? 1 : s < p.splits ? s : p.splits);

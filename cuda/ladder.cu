@@ -32,7 +32,7 @@ gpudot_status ladder_run(int kernel, const T *dx, const T *dy, int64_t n, A *res
     using namespace gpudot::ladder;
     gpudot_status st = GPUDOT_OK;
     int64_t blocks_n = (n + kLThreads - 1) / kLThreads;
-    int64_t one_wave = (int64_t)E.prop.multiProcessorCount * (2048 / kLThreads);
+    int64_t one_wave = (int64_t)E->prop.multiProcessorCount * (2048 / kLThreads);
     /* atomic and shared: one element per thread (grid x is at most 2^31 - 1 blocks; the
      * atomic kernel strides beyond); shuffle and vector: one wave of blocks */
     int64_t grid = kernel <= 1 ? blocks_n : one_wave;
@@ -41,13 +41,13 @@ gpudot_status ladder_run(int kernel, const T *dx, const T *dy, int64_t n, A *res
     if (grid < 1)
         grid = 1;
     if (kernel == 1 && blocks_n > kMaxGridX) {
-        snprintf(E.err, sizeof E.err, "the shared kernel takes at most 2^31 - 1 blocks");
+        snprintf(g_err, sizeof g_err, "the shared kernel takes at most 2^31 - 1 blocks");
         return GPUDOT_SIZE_MISMATCH;
     }
     size_t need = kernel == 1 ? (size_t)blocks_n * sizeof(A) : sizeof(A);
-    if ((st = buf_need(E.out, need < 256 ? 256 : need, "cudaMalloc (out)")))
+    if ((st = buf_need(E->out, need < 256 ? 256 : need, "cudaMalloc (out)")))
         return st;
-    A *d = (A *)E.out.p;
+    A *d = (A *)E->out.p;
     cudaEvent_t e0, e1;
     gpudot_status se = two_events(e0, e1);
     if (se != GPUDOT_OK)
@@ -106,7 +106,7 @@ gpudot_status fused_run(const gpudot_dot_req *r, const void *dx, const void *dy,
     q.x = dx, q.y = dy;
     q.bx = q.by = q.ax = q.ay = 1;
     q.kx = q.ky = n;
-    gpudot_status st = buf_need(E.out, 256, "cudaMalloc (out)");
+    gpudot_status st = buf_need(E->out, 256, "cudaMalloc (out)");
     if (st != GPUDOT_OK)
         return st;
     cudaEvent_t e0, e1;
@@ -115,9 +115,9 @@ gpudot_status fused_run(const gpudot_dot_req *r, const void *dx, const void *dy,
         return se;
     cudaError_t e = cudaEventRecord(e0);
     if (e == cudaSuccess && n > 0)
-        st = run_kernel(&q, dx, dy, E.out.p, 0, 1);
+        st = run_kernel(&q, dx, dy, E->out.p, 0, 1);
     else if (e == cudaSuccess)
-        e = cudaMemsetAsync(E.out.p, 0, esize(r->type, 0));
+        e = cudaMemsetAsync(E->out.p, 0, esize(r->type, 0));
     if (e == cudaSuccess)
         e = cudaEventRecord(e1);
     if (e == cudaSuccess)
@@ -129,7 +129,7 @@ gpudot_status fused_run(const gpudot_dot_req *r, const void *dx, const void *dy,
     if (st == GPUDOT_OK && e != cudaSuccess)
         st = fail(e, "kernel");
     if (st == GPUDOT_OK)
-        CKS(cudaMemcpy(r->out, E.out.p, esize(r->type, 0), cudaMemcpyDeviceToHost),
+        CKS(cudaMemcpy(r->out, E->out.p, esize(r->type, 0), cudaMemcpyDeviceToHost),
             "cudaMemcpy (result)");
     return st;
 }

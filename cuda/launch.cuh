@@ -24,11 +24,24 @@ struct Launch {
 typedef CUresult (*cu_launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                  unsigned, unsigned, CUstream, void **, void **);
 
+/* Instead of a launch: nout outputs, each the merge of its nchunks states in order, written
+ * to out on the host (a run reduced in chunks on several GPUs). */
+struct HostMerge {
+    const State *states; /* nout x nchunks, an output's chunks adjacent */
+    int64_t nchunks, nout;
+    void *out;
+};
+
+constexpr int kMaxLaunchDevices = 64; /* kernel handles are cached per device */
+
 struct LaunchCtx {
     cudaStream_t stream;
     cu_launch_fn drv; /* null: launch through the runtime (<<<>>>) */
     int sm_count;
     cudaError_t err; /* what cuLaunchKernel returned, where it failed */
+    int dev;         /* CUDA ordinal: the kernels' handles are its context's */
+    int fixed;       /* keep the planned grid (the occupancy trim depends on the output count) */
+    const HostMerge *merge; /* non-null: merge states on the host, launch nothing */
 };
 
 typedef void (*launch_fn)(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r);

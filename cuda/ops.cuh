@@ -21,7 +21,7 @@ template <typename T_, int M, bool CX_, bool CY_> struct DotOp {
     /* fields s0, s1, c0, c1 */
     static constexpr unsigned kLive =
         1u | ((CX || CY) ? 2u : 0u) | (M == COMP ? (4u | ((CX || CY) ? 8u : 0u)) : 0u);
-    __device__ void init(Acc &a) const
+    __host__ __device__ void init(Acc &a) const
     {
         a.zero();
     }
@@ -29,11 +29,11 @@ template <typename T_, int M, bool CX_, bool CY_> struct DotOp {
     {
         acc_elem<M, CX, CY, T>(a, xr, xi, yr, yi);
     }
-    __device__ void merge(Acc &a, const Acc &b) const
+    __host__ __device__ void merge(Acc &a, const Acc &b) const
     {
         acc_merge<M>(a, b);
     }
-    __device__ void write(void *out, int64_t o, const Acc &a) const
+    __host__ __device__ void write(void *out, int64_t o, const Acc &a) const
     {
         T *r = (T *)out;
         if (CX || CY) {
@@ -67,11 +67,11 @@ template <typename T_, typename A_, int PK, bool COMPM, bool CX_> struct NormOp 
                                                                          : 0x7fu;
     int pk;
     A p;
-    __device__ int kind() const
+    __host__ __device__ int kind() const
     {
         return PK >= 0 ? PK : pk;
     }
-    __device__ void init(Acc &a) const
+    __host__ __device__ void init(Acc &a) const
     {
         if constexpr (sizeof(A) == 8)
             gd_norm_init_d(&a, kind());
@@ -100,14 +100,14 @@ template <typename T_, typename A_, int PK, bool COMPM, bool CX_> struct NormOp 
         add_elem(a, xr, xi);
         return a;
     }
-    __device__ void merge(Acc &a, const Acc &b) const
+    __host__ __device__ void merge(Acc &a, const Acc &b) const
     {
         if constexpr (sizeof(A) == 8)
             gd_norm_merge_d(&a, &b, kind(), p, COMPM);
         else
             gd_norm_merge_f(&a, &b, kind(), p, COMPM);
     }
-    __device__ void write(void *out, int64_t o, const Acc &a) const
+    __host__ __device__ void write(void *out, int64_t o, const Acc &a) const
     {
         A r;
         int k = PK == GD_P_SSQ ? pk : kind(); /* the SSQ code serves SSQ and SSQX */
@@ -142,7 +142,7 @@ template <typename T_, typename A_, bool COMPM, bool CX_, bool CY_, bool FAST> s
                                               (COMPM ? (0x340u | ((CX || CY) ? 0x80u : 0u)) : 0u))
                                            : 0x3ffu;
     int fast;
-    __device__ void init(Acc &a) const
+    __host__ __device__ void init(Acc &a) const
     {
         if constexpr (sizeof(A) == 8)
             gd_cos_init_d(&a);
@@ -170,14 +170,14 @@ template <typename T_, typename A_, bool COMPM, bool CX_, bool CY_, bool FAST> s
         add_elem(a, xr, xi, yr, yi);
         return a;
     }
-    __device__ void merge(Acc &a, const Acc &b) const
+    __host__ __device__ void merge(Acc &a, const Acc &b) const
     {
         if constexpr (sizeof(A) == 8)
             gd_cos_merge_d(&a, &b, COMPM, FAST);
         else
             gd_cos_merge_f(&a, &b, COMPM, FAST);
     }
-    __device__ void write(void *out, int64_t o, const Acc &a) const
+    __host__ __device__ void write(void *out, int64_t o, const Acc &a) const
     {
         A re, im;
         if constexpr (sizeof(A) == 8)

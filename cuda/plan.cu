@@ -21,7 +21,7 @@ namespace gpudot
  * calls through the engine were 0.3-0.6 us shorter with the driver's.  Only the
  * calling thread launches (the ring's pool threads pack), so the cached lookups need no
  * lock.  The driver's errors have the runtime's numbers (CUDA_ERROR_INVALID_VALUE is
- * cudaErrorInvalidValue, ...): E.launch_err carries one to run_kernel's check. */
+ * cudaErrorInvalidValue, ...): E->launch_err carries one to run_kernel's check. */
 cu_launch_fn cu_launch()
 {
     static cu_launch_fn f = nullptr;
@@ -40,18 +40,34 @@ cu_launch_fn cu_launch()
 }
 
 /* The launcher of r's op and element type (cuda/kernels.cu, one object per pair); a
- * launch error the driver returns lands in E.launch_err. */
+ * launch error the driver returns lands in E->launch_err. */
 void launch_any(const Launch &L, const Args &p, const gpudot_dot_req *r)
 {
     static launch_fn const fns[3][2] = {{launch_dot_f32, launch_dot_f64},
                                         {launch_norm_f32, launch_norm_f64},
                                         {launch_cos_f32, launch_cos_f64}};
     int op = r->op == GPUDOT_OP_DOT ? 0 : r->op == GPUDOT_OP_NORM ? 1 : 2;
-    LaunchCtx c{E.stream, E.runtime_launch ? nullptr : cu_launch(), E.prop.multiProcessorCount,
-                cudaSuccess};
+    LaunchCtx c{E->stream,   E->runtime_launch ? nullptr : cu_launch(),
+                E->prop.multiProcessorCount,
+                cudaSuccess, E->device, E->fixed, nullptr};
     fns[op][r->type == GPUDOT_F64](c, L, p, r);
     if (c.err != cudaSuccess)
-        E.launch_err = c.err;
+        E->launch_err = c.err;
+}
+
+/* The same launchers' host side: each output the merge of its chunks' states, in order. */
+void merge_on_host(const gpudot_dot_req *r, const State *states, int64_t nchunks, int64_t nout,
+                   void *out)
+{
+    static launch_fn const fns[3][2] = {{launch_dot_f32, launch_dot_f64},
+                                        {launch_norm_f32, launch_norm_f64},
+                                        {launch_cos_f32, launch_cos_f64}};
+    int op = r->op == GPUDOT_OP_DOT ? 0 : r->op == GPUDOT_OP_NORM ? 1 : 2;
+    HostMerge m{states, nchunks, nout, out};
+    LaunchCtx c{0, nullptr, 0, cudaSuccess, 0, 1, &m};
+    Launch L{};
+    Args p{};
+    fns[op][r->type == GPUDOT_F64](c, L, p, r);
 }
 
 /* Grid shape for an nb x na output with runs of nk (vecs 16-byte vectors of the wider
@@ -59,14 +75,31 @@ void launch_any(const Launch &L, const Args &p, const gpudot_dot_req *r)
 Launch plan_launch(Args &p, int split_per_sm, int64_t vecs)
 {
     Launch L;
-    int64_t tb = E.blocks_cap && E.blocks_cap < E.target_blocks ? E.blocks_cap : E.target_blocks;
-    if (p.nb == 1) {
+    int64_t tb = E->blocks_cap && E->blocks_cap < E->target_blocks ? E->blocks_cap : E->target_blocks;
+    if (p.nb == 1 && E->fixed) {
+        /* sharded calls: each output's blocks from its run's length alone (warp columns
+         * below kSplitMinRun), so that its bits do not depend on how many outputs a launch
+         * holds */
+        int64_t ts = (int64_t)E->prop.multiProcessorCount * split_per_sm;
+        int64_t most = (p.nk + kMinPerBlock - 1) / kMinPerBlock;
+        if (p.nk < kSplitMinRun) {
+            int64_t per_block = (kThreads / 32) * (32 / p.lanes);
+            int64_t blocks = (p.na + per_block - 1) / per_block;
+            p.splits = 1;
+            L.kind = 1;
+            L.grid = dim3((unsigned)(blocks < tb * 4 ? blocks : tb * 4));
+        } else {
+            p.splits = (int)(ts < most ? ts : most);
+            L.kind = 0;
+            L.grid = dim3((unsigned)(p.na * p.splits));
+        }
+    } else if (p.nb == 1) {
         if (p.na == 1 && vecs > kWarpRoundVecs && vecs <= kOneBlockVecs) {
             p.splits = 1;
             L.kind = 0;
             L.grid = dim3(1);
         } else if (p.nk >= kSplitMinRun && p.na < tb / 2) {
-            int64_t ts = (int64_t)E.prop.multiProcessorCount * split_per_sm;
+            int64_t ts = (int64_t)E->prop.multiProcessorCount * split_per_sm;
             ts = ts < tb ? ts : tb;
             int64_t s = (ts + p.na - 1) / p.na;
             int64_t most = (p.nk + kMinPerBlock - 1) / kMinPerBlock;
@@ -114,7 +147,7 @@ size_t esize(gpudot_type t, int cplx)
 }
 
 gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void *d_y, void *d_out,
-                         int carry_in, int is_final, int mapped)
+                         int carry_in, int is_final, int mapped, State *carry)
 {
     Args p;
     memset(&p, 0, sizeof p);
@@ -126,7 +159,7 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     p.bx = sub->bx, p.kx = sub->kx, p.ax = sub->ax;
     p.by = sub->by, p.ky = sub->ky, p.ay = sub->ay;
     p.out = d_out;
-    p.carry = (State *)E.carry.p;
+    p.carry = carry ? carry : (State *)E->carry.p;
     p.carry_in = carry_in;
     p.is_final = is_final;
     p.mapped = mapped;
@@ -137,43 +170,43 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     while (p.lanes < 32 && 2 * p.lanes < vecs)
         p.lanes *= 2;
     Launch L = plan_launch(p, sub->op == GPUDOT_OP_DOT ? kSplitBlocksPerSMDot : kBlocksPerSM, vecs);
-    if (L.kind == 0 && (size_t)sub->nk * es >= (E.tile_from ? E.tile_from : kTileFromBytes))
+    if (L.kind == 0 && (size_t)sub->nk * es >= (E->tile_from ? E->tile_from : kTileFromBytes))
         p.tiles = 1;
     size_t nparts = L.kind == 0                   ? (size_t)L.grid.x
                     : L.kind == 2 && p.splits > 1 ? (size_t)L.grid.x * L.grid.y * kThreads
                                                   : 0;
     size_t ntickets = L.kind == 0 ? (size_t)p.na : L.kind == 2 ? (size_t)L.grid.x : 0;
     gpudot_status st;
-    if ((st = buf_need(E.partials, nparts * sizeof(State), "cudaMalloc (workspace)")))
+    if ((st = buf_need(E->partials, nparts * sizeof(State), "cudaMalloc (workspace)")))
         return st;
     /* the counts of set-up entries go to 0 first: a failed regrowth leaves no buffer */
-    if (ntickets > E.tickets_n) {
-        E.tickets_n = 0;
-        if ((st = buf_need(E.tickets, ntickets * sizeof(unsigned), "cudaMalloc (workspace)")))
+    if (ntickets > E->tickets_n) {
+        E->tickets_n = 0;
+        if ((st = buf_need(E->tickets, ntickets * sizeof(unsigned), "cudaMalloc (workspace)")))
             return st;
-        CK(cudaMemsetAsync(E.tickets.p, 0, E.tickets.cap, E.stream), "cudaMemset");
-        E.tickets_n = E.tickets.cap / sizeof(unsigned);
+        CK(cudaMemsetAsync(E->tickets.p, 0, E->tickets.cap, E->stream), "cudaMemset");
+        E->tickets_n = E->tickets.cap / sizeof(unsigned);
     }
     /* slots: kSlotWordsSmall words a block, whatever the Op uses (the kernels' template
      * logic decides how many; a split run's grid is about a wave of blocks: ~100 KiB at
      * most) */
-    if (L.kind == 0 && p.splits > 1 && (size_t)L.grid.x > E.slots_n) {
-        E.slots_n = 0;
-        if ((st = buf_need(E.slots, (size_t)L.grid.x * 8 * kSlotWordsSmall,
+    if (L.kind == 0 && p.splits > 1 && (size_t)L.grid.x > E->slots_n) {
+        E->slots_n = 0;
+        if ((st = buf_need(E->slots, (size_t)L.grid.x * 8 * kSlotWordsSmall,
                            "cudaMalloc (workspace)")))
             return st;
-        CK(cudaMemsetAsync(E.slots.p, 0xff, E.slots.cap, E.stream), "cudaMemset"); /* kSlotEmpty */
-        E.slots_n = E.slots.cap / (8 * kSlotWordsSmall);
+        CK(cudaMemsetAsync(E->slots.p, 0xff, E->slots.cap, E->stream), "cudaMemset"); /* kSlotEmpty */
+        E->slots_n = E->slots.cap / (8 * kSlotWordsSmall);
     }
-    p.partials = (State *)E.partials.p;
-    p.tickets = (unsigned *)E.tickets.p;
-    p.slots = (unsigned long long *)E.slots.p;
-    if (E.fault == GPUDOT_FAULT_LAUNCH || E.fault == GPUDOT_FAULT_TRAP) {
+    p.partials = (State *)E->partials.p;
+    p.tickets = (unsigned *)E->tickets.p;
+    p.slots = (unsigned long long *)E->slots.p;
+    if (E->fault == GPUDOT_FAULT_LAUNCH || E->fault == GPUDOT_FAULT_TRAP) {
         /* test hook: a launch the driver refuses (more threads than a block may have), or
          * a kernel that traps (a sticky fault, as an illegal address would be) */
-        int trap = E.fault == GPUDOT_FAULT_TRAP;
-        E.fault = GPUDOT_FAULT_NONE;
-        fault_kernel<<<1, trap ? 1 : 4096, 0, E.stream>>>(trap);
+        int trap = E->fault == GPUDOT_FAULT_TRAP;
+        E->fault = GPUDOT_FAULT_NONE;
+        fault_kernel<<<1, trap ? 1 : 4096, 0, E->stream>>>(trap);
         if (!trap) {
             CK(cudaGetLastError(), "kernel launch");
         }
@@ -181,9 +214,9 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     GPUDOT_MARK(GPUDOT_STAGE_LAUNCH_PREP);
     launch_any(L, p, sub);
     GPUDOT_MARK(GPUDOT_STAGE_LAUNCH);
-    if (E.launch_err != cudaSuccess) {
-        cudaError_t e = E.launch_err;
-        E.launch_err = cudaSuccess;
+    if (E->launch_err != cudaSuccess) {
+        cudaError_t e = E->launch_err;
+        E->launch_err = cudaSuccess;
         CK(e, "kernel launch");
     }
     CK(cudaGetLastError(), "kernel launch");
@@ -205,16 +238,16 @@ gpudot_status one_launch(const gpudot_dot_req *r)
     int64_t gx = r->nb > 1 ? (nout + kThreads - 1) / kThreads : r->na;
     if (gx <= kMaxGridX / 64)
         return GPUDOT_OK;
-    snprintf(E.err, sizeof E.err, "%lld outputs are more than one launch takes", (long long)nout);
+    snprintf(g_err, sizeof g_err, "%lld outputs are more than one launch takes", (long long)nout);
     return GPUDOT_SIZE_MISMATCH;
 }
 
 /* The mapped pinned area that small results are written to, allocated on first use. */
 gpudot_status mapped_area()
 {
-    if (!E.mapped) {
-        CK(cudaHostAlloc(&E.mapped, kMappedBytes, cudaHostAllocMapped), "cudaHostAlloc");
-        CK(cudaHostGetDevicePointer(&E.mapped_dev, E.mapped, 0), "cudaHostGetDevicePointer");
+    if (!E->mapped) {
+        CK(cudaHostAlloc(&E->mapped, kMappedBytes, cudaHostAllocMapped), "cudaHostAlloc");
+        CK(cudaHostGetDevicePointer(&E->mapped_dev, E->mapped, 0), "cudaHostGetDevicePointer");
     }
     return GPUDOT_OK;
 }
@@ -224,18 +257,18 @@ gpudot_status mapped_area()
 void mark_empty(size_t nw, size_t wsize)
 {
     if (wsize == 4)
-        std::fill_n((unsigned *)E.mapped, nw, kOutEmpty32);
+        std::fill_n((unsigned *)E->mapped, nw, kOutEmpty32);
     else
-        std::fill_n((unsigned long long *)E.mapped, nw, kOutEmpty64);
+        std::fill_n((unsigned long long *)E->mapped, nw, kOutEmpty64);
 }
 
 bool word_empty(size_t i, size_t wsize)
 {
-    return wsize == 4 ? ((volatile unsigned *)E.mapped)[i] == kOutEmpty32
-                      : ((volatile unsigned long long *)E.mapped)[i] == kOutEmpty64;
+    return wsize == 4 ? ((volatile unsigned *)E->mapped)[i] == kOutEmpty32
+                      : ((volatile unsigned long long *)E->mapped)[i] == kOutEmpty64;
 }
 
-/* Waits for the kernel just launched on E.stream to fill the nw words that mark_empty
+/* Waits for the kernel just launched on E->stream to fill the nw words that mark_empty
  * marked.  Spinning on mapped memory answers a few us sooner than a stream sync.  A
  * faulting kernel never fills them, so the spin asks the stream now and then and is
  * bounded; the sync after it reports any fault.  gdot's small calls and __ping__ (their
@@ -247,17 +280,17 @@ gpudot_status wait_marked(size_t nw, size_t wsize, const char *what)
         while (i < nw && !word_empty(i, wsize))
             i++;
         if (i == nw) {
-            E.tail0 = E.stream == 0;
+            E->tail0 = E->stream == 0;
             return GPUDOT_OK;
         }
-        if ((spin & 4095) == 4095 && cudaStreamQuery(E.stream) != cudaErrorNotReady)
+        if ((spin & 4095) == 4095 && cudaStreamQuery(E->stream) != cudaErrorNotReady)
             break;
     }
-    CK(cudaStreamSynchronize(E.stream), what);
+    CK(cudaStreamSynchronize(E->stream), what);
     while (i < nw && !word_empty(i, wsize))
         i++;
     if (i < nw) { /* a finished kernel left an output unwritten: never silently a NaN */
-        snprintf(E.err, sizeof E.err, "%s: output %zu of %zu not written", what, i, nw);
+        snprintf(g_err, sizeof g_err, "%s: output %zu of %zu not written", what, i, nw);
         return GPUDOT_CUDA;
     }
     return GPUDOT_OK;
@@ -274,13 +307,61 @@ gpudot_status run_mapped(const gpudot_dot_req *r, const void *dx, const void *dy
     size_t ws = esize(r->type, 0);
     mark_empty(bo / ws, ws);
     GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
-    if ((st = run_kernel(r, dx, dy, E.mapped_dev, 0, 1, 1)))
+    if ((st = run_kernel(r, dx, dy, E->mapped_dev, 0, 1, 1)))
         return st;
     GPUDOT_MARK(GPUDOT_STAGE_DRAIN);
     if ((st = wait_marked(bo / ws, ws, "kernel")))
         return st;
     GPUDOT_MARK(GPUDOT_STAGE_WAIT);
-    memcpy(r->out, E.mapped, bo);
+    memcpy(r->out, E->mapped, bo);
+    return GPUDOT_OK;
+}
+
+/* The pool's part of copy_out: 1 MiB of a piece a task. */
+struct PieceCopy {
+    char *dst;
+    const char *src;
+    size_t bytes;
+};
+
+static void piece_task(void *ctx, int64_t t)
+{
+    const PieceCopy *c = (const PieceCopy *)ctx;
+    size_t lo = (size_t)t << 20, n = c->bytes - lo < ((size_t)1 << 20) ? c->bytes - lo : (size_t)1 << 20;
+    memcpy(c->dst + lo, c->src + lo, n);
+}
+
+/* Results on the device to host memory (Octave's, pageable), after the work queued on
+ * E->stream: small ones by cudaMemcpy, large ones through two pinned pieces (kOutPiece). */
+gpudot_status copy_out(void *host, const void *dev, size_t bytes)
+{
+    if (bytes < kOutPinnedFrom || E->pinned_off) {
+        CK(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), "kernel or cudaMemcpy (result)");
+        return GPUDOT_OK;
+    }
+    if (!E->pinned) {
+        CK(cudaHostAlloc(&E->pinned, 2 * kOutPiece, cudaHostAllocDefault), "cudaHostAlloc");
+        for (int i = 0; i < 2; i++)
+            CK(cudaEventCreateWithFlags(&E->piece_done[i], cudaEventDisableTiming),
+               "cudaEventCreate");
+    }
+    size_t npieces = (bytes + kOutPiece - 1) / kOutPiece;
+    char *pin[2] = {(char *)E->pinned, (char *)E->pinned + kOutPiece};
+    auto queue = [&](size_t i) -> cudaError_t {
+        size_t lo = i * kOutPiece, n = bytes - lo < kOutPiece ? bytes - lo : kOutPiece;
+        cudaError_t e = cudaMemcpyAsync(pin[i & 1], (const char *)dev + lo, n,
+                                        cudaMemcpyDeviceToHost, E->stream);
+        return e == cudaSuccess ? cudaEventRecord(E->piece_done[i & 1], E->stream) : e;
+    };
+    CK(queue(0), "kernel or cudaMemcpy (result)");
+    for (size_t i = 0; i < npieces; i++) {
+        if (i + 1 < npieces)
+            CK(queue(i + 1), "kernel or cudaMemcpy (result)");
+        CK(cudaEventSynchronize(E->piece_done[i & 1]), "kernel or cudaMemcpy (result)");
+        size_t lo = i * kOutPiece, n = bytes - lo < kOutPiece ? bytes - lo : kOutPiece;
+        PieceCopy c{(char *)host + lo, pin[i & 1], n};
+        gpudot_pool_run((int64_t)((n + ((size_t)1 << 20) - 1) >> 20), piece_task, &c);
+    }
     return GPUDOT_OK;
 }
 
@@ -300,25 +381,24 @@ gpudot_status dot_resident(const gpudot_dot_req *r)
         return st;
     const void *dx = r->x, *dy = r->y;
     if (!r->x_dev) {
-        if ((st = buf_need(E.x, bx, "cudaMalloc (x)")))
+        if ((st = buf_need(E->x, bx, "cudaMalloc (x)")))
             return st;
-        CK(cudaMemcpy(E.x.p, r->x, bx, cudaMemcpyHostToDevice), "cudaMemcpy (upload)");
-        dx = E.x.p;
+        CK(cudaMemcpy(E->x.p, r->x, bx, cudaMemcpyHostToDevice), "cudaMemcpy (upload)");
+        dx = E->x.p;
     }
     if (has_y && !r->y_dev) {
-        if ((st = buf_need(E.y, by, "cudaMalloc (y)")))
+        if ((st = buf_need(E->y, by, "cudaMalloc (y)")))
             return st;
-        CK(cudaMemcpy(E.y.p, r->y, by, cudaMemcpyHostToDevice), "cudaMemcpy (upload)");
-        dy = E.y.p;
+        CK(cudaMemcpy(E->y.p, r->y, by, cudaMemcpyHostToDevice), "cudaMemcpy (upload)");
+        dy = E->y.p;
     }
     if (bo <= kMappedBytes)
         return run_mapped(r, dx, dy, bo);
-    if ((st = buf_need(E.out, bo, "cudaMalloc (out)")))
+    if ((st = buf_need(E->out, bo, "cudaMalloc (out)")))
         return st;
-    if ((st = run_kernel(r, dx, dy, E.out.p, 0, 1)))
+    if ((st = run_kernel(r, dx, dy, E->out.p, 0, 1)))
         return st;
-    CK(cudaMemcpy(r->out, E.out.p, bo, cudaMemcpyDeviceToHost), "kernel or cudaMemcpy (result)");
-    return GPUDOT_OK;
+    return copy_out(r->out, E->out.p, bo);
 }
 
 } // namespace gpudot
@@ -361,7 +441,7 @@ gpudot_status gpudot_cuda_ping(void)
     if ((st = mapped_area()))
         return st;
     mark_empty(1, 8);
-    ping_kernel<<<1, 1, 0, E.stream>>>((double *)E.mapped_dev);
+    ping_kernel<<<1, 1, 0, E->stream>>>((double *)E->mapped_dev);
     CK(cudaGetLastError(), "kernel launch");
     /* dot_resident's own wait (an earlier copy without its stream queries read 46 us a
      * call in one H100 run whose resident gdot calls took 18-23 us) */

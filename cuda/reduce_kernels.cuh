@@ -41,7 +41,7 @@ template <> struct AccType<NATIVE_F> {
 template <int M> struct Acc {
     using A = typename AccType<M>::type;
     A s0, s1, c0, c1;
-    __device__ void zero()
+    __host__ __device__ void zero()
     {
         s0 = s1 = c0 = c1 = A(0);
     }
@@ -83,7 +83,7 @@ __device__ __forceinline__ void acc_elem(Acc<M> &acc, T xr, T xi, T yr, T yi)
     }
 }
 
-template <int M> __device__ __forceinline__ void acc_merge(Acc<M> &a, const Acc<M> &b)
+template <int M> __host__ __device__ __forceinline__ void acc_merge(Acc<M> &a, const Acc<M> &b)
 {
     if constexpr (M == COMP) {
         double q;
@@ -97,7 +97,7 @@ template <int M> __device__ __forceinline__ void acc_merge(Acc<M> &a, const Acc<
     }
 }
 
-template <int M> __device__ __forceinline__ double final_value(double s, double c)
+template <int M> __host__ __device__ __forceinline__ double final_value(double s, double c)
 {
     if constexpr (M == COMP)
         return isfinite(s) ? s + c : s;

@@ -72,9 +72,9 @@ struct Ring {
 void ring_free()
 {
     for (int i = 0; i < kSlots; i++) {
-        if (R.host[i] && !E.lost)
+        if (R.host[i] && !E->lost)
             cudaFreeHost(R.host[i]);
-        if (R.dev[i] && !E.lost)
+        if (R.dev[i] && !E->lost)
             cudaFree(R.dev[i]);
         R.host[i] = R.dev[i] = R.host_dev[i] = nullptr;
         R.busy[i] = 0;
@@ -399,7 +399,7 @@ struct RingWalk {
             CKS(cudaStreamWaitEvent(R.comp, R.copied[s], 0), "cudaStreamWaitEvent");
             if (st)
                 break;
-            void *dout = (char *)E.out.p + (whole_out ? (size_t)(h.a0 * r->nb) * eso : 0);
+            void *dout = (char *)E->out.p + (whole_out ? (size_t)(h.a0 * r->nb) * eso : 0);
             TL_MARK(R.comp, 'k', 0);
             if ((st =
                      run_kernel(&h.sub, dx, dx + align16(h.xb), dout, h.sl > 0, h.sl == nslab - 1)))
@@ -408,7 +408,7 @@ struct RingWalk {
             CKS(cudaEventRecord(R.used[s], R.comp), "cudaEventRecord");
             R.busy[s] = 1;
             if (!whole_out && h.sl == nslab - 1)
-                CKS(cudaMemcpyAsync((char *)r->out + (size_t)(h.a0 * r->nb) * eso, E.out.p,
+                CKS(cudaMemcpyAsync((char *)r->out + (size_t)(h.a0 * r->nb) * eso, E->out.p,
                                     (size_t)(h.na * r->nb) * eso, cudaMemcpyDeviceToHost, R.comp),
                     "kernel or cudaMemcpy (result)");
             if (st == GPUDOT_OK && poll && poll())
@@ -489,8 +489,8 @@ gpudot_status ring_plan(const gpudot_dot_req *r, RingPlan &pl)
     /* How the threads store (see kPackNtUpTo); slot size (see kSlotMid, kSlotDemote):
      * packing, copying and reducing overlap from the second chunk on; the test cap forces
      * small chunks. */
-    int way = gpudot_pack_way(E.pack != GPUDOT_PACK_AUTO ? E.pack : GPUDOT_PACK_DEMOTE);
-    if (E.pack == GPUDOT_PACK_AUTO && way != GPUDOT_PACK_DEMOTE)
+    int way = gpudot_pack_way(E->pack != GPUDOT_PACK_AUTO ? E->pack : GPUDOT_PACK_DEMOTE);
+    if (E->pack == GPUDOT_PACK_AUTO && way != GPUDOT_PACK_DEMOTE)
         way = pl.bytes <= kPackNtUpTo ? GPUDOT_PACK_STREAM : GPUDOT_PACK_PLAIN;
     size_t want = pl.bytes / 2;
     size_t most = way == GPUDOT_PACK_DEMOTE ? kSlotDemote
@@ -500,8 +500,8 @@ gpudot_status ring_plan(const gpudot_dot_req *r, RingPlan &pl)
     pl.want = (want + (1 << 20) - 1) & ~(size_t)((1 << 20) - 1);
     pl.way = way;
     size_t budget = pl.want - 64; /* room to align y's part to 16 bytes */
-    if (E.staging_cap && E.staging_cap < budget)
-        budget = E.staging_cap;
+    if (E->staging_cap && E->staging_cap < budget)
+        budget = E->staging_cap;
 
     size_t per_a = (r->ax > 1 ? (size_t)(r->bx * r->kx) * esx : 0) +
                    (r->ay > 1 ? (size_t)(r->by * r->ky) * esy : 0);
@@ -520,7 +520,7 @@ gpudot_status ring_plan(const gpudot_dot_req *r, RingPlan &pl)
         size_t fixed_k =
             (r->kx > 1 ? 0 : (size_t)r->bx * esx) + (r->ky > 1 ? 0 : (size_t)r->by * esy);
         if (fixed_k + per_k > budget || per_k == 0) {
-            snprintf(E.err, sizeof E.err, "needs %zu bytes of staging for one slice, %zu usable",
+            snprintf(g_err, sizeof g_err, "needs %zu bytes of staging for one slice, %zu usable",
                      fixed_k + per_k, budget);
             return GPUDOT_OUT_OF_MEMORY;
         }
@@ -551,14 +551,14 @@ gpudot_status ring_run(const gpudot_dot_req *r, const RingPlan &pl, int whole_ou
     w.nchunks = pl.ngroup * pl.nslab;
     w.whole_out = whole_out;
     w.way = pl.way;
-    w.piece = E.piece ? E.piece : kPiece;
+    w.piece = E->piece ? E->piece : kPiece;
     w.first = kPieceFirst < w.piece ? kPieceFirst : w.piece;
     w.npmax = (int)(pl.want / w.first + 2);
     std::unique_ptr<std::atomic<int>[]> done(new (std::nothrow) std::atomic<int>[kSlots * w.npmax]);
     std::unique_ptr<std::atomic<uint64_t>[]> next(new (std::nothrow)
                                                       std::atomic<uint64_t>[kSlots * w.npmax]);
     if (!done || !next) {
-        snprintf(E.err, sizeof E.err, "no host memory for the staging ring's counters");
+        snprintf(g_err, sizeof g_err, "no host memory for the staging ring's counters");
         return GPUDOT_OUT_OF_MEMORY;
     }
     w.done = done.get();
@@ -569,11 +569,11 @@ gpudot_status ring_run(const gpudot_dot_req *r, const RingPlan &pl, int whole_ou
     /* A small call's kernel on stream 0 can still be ending when its results are seen (its
      * last block empties the tickets after writing them); the ring's streams are not
      * ordered after stream 0, and share the workspace. */
-    if (E.tail0) {
+    if (E->tail0) {
         CK(cudaStreamSynchronize(0), "kernel");
-        E.tail0 = 0;
+        E->tail0 = 0;
     }
-    E.stream = R.comp;
+    E->stream = R.comp;
     int nt = gpudot_workers((int64_t)pl.bytes, (int64_t)kPackPerThread, omp_get_num_procs());
     RingLead lead{&w, poll};
 #ifdef GPUDOT_STAGES
@@ -584,13 +584,13 @@ gpudot_status ring_run(const gpudot_dot_req *r, const RingPlan &pl, int whole_ou
     GPUDOT_MARK(GPUDOT_STAGE_PACK);
     TL_MARK(R.comp, 'r', 0);
     if (st == GPUDOT_OK && whole_out)
-        CKS(cudaMemcpyAsync(r->out, E.out.p, pl.out_all, cudaMemcpyDeviceToHost, R.comp),
+        CKS(cudaMemcpyAsync(r->out, E->out.p, pl.out_all, cudaMemcpyDeviceToHost, R.comp),
             "kernel or cudaMemcpy (result)");
     /* every exit waits for both streams: nothing of this call runs on after it returns */
     GPUDOT_MARK(GPUDOT_STAGE_DRAIN);
     cudaError_t e1 = cudaStreamSynchronize(R.comp), e2 = cudaStreamSynchronize(R.copy);
     GPUDOT_MARK(GPUDOT_STAGE_WAIT);
-    E.stream = 0;
+    E->stream = 0;
     if (st == GPUDOT_OK && (e1 != cudaSuccess || e2 != cudaSuccess))
         st = fail(e1 != cudaSuccess ? e1 : e2, "kernel or cudaMemcpy (result)");
     return st;
@@ -605,6 +605,8 @@ gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
         return st;
     if (r->nb == 0 || r->na == 0)
         return GPUDOT_OK;
+    if (r->xs || (r->ys && r->op != GPUDOT_OP_NORM))
+        return shard_pass(r, poll);
     if (r->x_dev || (r->y_dev && r->op != GPUDOT_OP_NORM))
         return dot_resident(r);
     RingPlan pl;
@@ -616,16 +618,16 @@ gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
     /* (the ring's test hooks, a cap, a piece size or a way of packing, keep calls in the ring) */
     if (pl.ngroup * pl.nslab == 1 && pl.nk > 0 && pl.bytes <= kDirectBytes &&
-        pl.out_all <= kMappedBytes && !E.staging_cap && !E.piece && E.pack == GPUDOT_PACK_AUTO)
+        pl.out_all <= kMappedBytes && !E->staging_cap && !E->piece && E->pack == GPUDOT_PACK_AUTO)
         return dot_direct(r, pl.has_y, pl.esx, pl.esy, pl.out_all, pl.way);
 
     /* Outputs stay on the device until the end, unless there are very many of them. */
     int whole_out = pl.out_all <= kOutWhole;
     size_t out_bytes = whole_out ? pl.out_all : (size_t)(r->nb * pl.a_per) * pl.eso;
-    if ((st = buf_need(E.out, out_bytes, "cudaMalloc (out)")))
+    if ((st = buf_need(E->out, out_bytes, "cudaMalloc (out)")))
         return st;
     if (pl.nslab > 1 &&
-        (st = buf_need(E.carry, (size_t)r->nb * sizeof(State), "cudaMalloc (carry)")))
+        (st = buf_need(E->carry, (size_t)r->nb * sizeof(State), "cudaMalloc (carry)")))
         return st;
     return ring_run(r, pl, whole_out, poll);
 }

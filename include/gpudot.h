@@ -52,6 +52,35 @@ typedef enum {
 } gpudot_op;
 
 /*
+ * An array on several GPUs: k x a elements (runs of k, a columns; a vector is k x 1), cut
+ * into n contiguous shards, each on one device (a device may hold several).  A vector is
+ * cut at multiples of its chunk length q, anything else between columns.  Runs longer than
+ * q are reduced in chunks of q, each chunk's state merged on the host in chunk order, so a
+ * result has the same bits for any number and order of devices.
+ */
+#define GPUDOT_MAX_SHARDS 64
+/* The chunk length q of new arrays (elements): runs up to q are reduced whole, by a grid
+ * that fills one GPU (a 2^22 run splits into 264 blocks of 15.9K elements on an H100). */
+#define GPUDOT_SHARD_CHUNK ((int64_t)1 << 22)
+typedef struct {
+    int dev;                /* CUDA ordinal */
+    void *d;                /* kn x an elements; NULL where the shard is empty */
+    int64_t k0, kn, a0, an; /* rows k0 .. k0+kn of columns a0 .. a0+an */
+} gpudot_shard;
+typedef struct {
+    int n;
+    int64_t k, a, q;
+    gpudot_shard s[GPUDOT_MAX_SHARDS];
+} gpudot_sharded;
+
+/* Lays out k x a elements over devs[0 .. nd) (nd <= GPUDOT_MAX_SHARDS), by chunks of q
+ * where `vector`, else by columns; no memory yet. */
+void gpudot_shard_layout(gpudot_sharded *L, int64_t k, int64_t a, int vector, int64_t q,
+                         const int *devs, int nd);
+/* Whether two layouts put the same elements on the same devices. */
+int gpudot_same_layout(const gpudot_sharded *A, const gpudot_sharded *B);
+
+/*
  * A batch of reductions in canonical form (named for the dot product, the first op).  The output is
  * an nb x na array; output (i, a) is the sum over k < nk of conj(x(i, k, a)) * y(i, k, a).  Each
  * operand is stored contiguously (column-major) as a bx x kx x ax array whose extents are either
@@ -73,6 +102,7 @@ typedef struct {
     gpudot_accum accum;
     void *out;        /* host, nb * na elements */
     int x_dev, y_dev; /* CUDA engine only: x / y are device pointers (resident data) */
+    const gpudot_sharded *xs, *ys; /* CUDA engine only: x / y on several GPUs (x, y NULL) */
     int fast;         /* engine-internal, 0 from callers: see gpudot_fast_variant */
 } gpudot_dot_req;
 
@@ -123,6 +153,14 @@ gpudot_status gpudot_cuda_sync(void);
  * ends: every GPU request fails with GPUDOT_CUDA and a message that says so, and
  * gpudot_cuda_available () answers 0. */
 int gpudot_cuda_lost(void);
+/* Arrays on several GPUs (gpudot_sharded): the devices visible; memory for every shard (all
+ * or nothing: a failure frees what was allocated); its release; copies of the whole array
+ * from or to host memory, the shards' copies running at once.  (A shard whose device was
+ * lost is not freed: its context is gone.) */
+int gpudot_cuda_device_count(void);
+gpudot_status gpudot_cuda_shards_alloc(gpudot_sharded *L, size_t es);
+void gpudot_cuda_shards_free(gpudot_sharded *L);
+gpudot_status gpudot_cuda_shards_copy(const gpudot_sharded *L, void *host, size_t es, int to_device);
 #ifdef __cplusplus
 }
 #endif

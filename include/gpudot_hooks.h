@@ -58,6 +58,9 @@ gpudot_status gpudot_cuda_ping(void);
  * out-of-memory error). */
 enum { GPUDOT_FAULT_NONE = 0, GPUDOT_FAULT_LAUNCH, GPUDOT_FAULT_TRAP, GPUDOT_FAULT_ALLOC };
 gpudot_status gpudot_cuda_inject(int fault);
+/* The same on device dev, after `skip` more allocations there succeed (the faults of a
+ * garray on several GPUs). */
+gpudot_status gpudot_cuda_inject_on(int dev, int fault, int skip);
 /* Test hooks of the staging ring: a cap on a slot (bytes, 0 = none) forces the chunked path;
  * `piece` sets the size of its copies (bytes, 0 = the default, kPiece); `pack` the way its
  * threads store (a GPUDOT_PACK_*; AUTO = the ring's own choice). */
@@ -70,6 +73,9 @@ void gpudot_cuda_set_tile_from(size_t bytes, int blocks);
 /* Test hook: on != 0 launches the engine's kernels through the runtime (<<<>>>) instead of
  * the driver's cuLaunchKernel, the way taken where the driver's entry point is missing. */
 void gpudot_cuda_set_runtime_launch(int on);
+/* Test and bench hook: on == 0 copies large results by one pageable cudaMemcpy, as before
+ * the pinned pieces (copy_out). */
+void gpudot_cuda_set_pinned_out(int on);
 
 #ifdef __cplusplus
 }

@@ -59,20 +59,28 @@ classdef garray < handle
     dims = [0 0];
     elclass = "double";
     cplx = false;
+    devices = [];      # the GPU of each shard (one entry: one GPU)
   endproperties
 
   methods
 
-    function g = garray (x)
-      if (nargin != 1)    # print_usage cannot find a classdef constructor's help in 7.3
-        error ("Octave:invalid-fun-call", "Invalid call to garray.  Correct usage is:\n\n -- G = garray (X)");
+    function g = garray (x, varargin)
+      if (nargin != 1 && nargin != 3)    # print_usage cannot find a classdef constructor's help in 7.3
+        error ("Octave:invalid-fun-call", "Invalid call to garray.  Correct usage is:\n\n -- G = garray (X)\n -- G = garray (X, \"devices\", D)");
+      endif
+      devs = {};
+      if (nargin == 3)
+        if (! ischar (varargin{1}) || ! strcmpi (varargin{1}, "devices"))
+          error ("gpudot:badOption", "garray: the only option is \"devices\"");
+        endif
+        devs = varargin(2);
       endif
       if (! isfloat (x) || issparse (x))
         error ("gpudot:badType",
                "garray: X must be a full single or double array (real or complex), not %s%s",
                ifelse (issparse (x), "sparse ", ""), class (x));
       endif
-      [g.id, g.ondevice] = __gpudot__ ("garray_new", x);
+      [g.id, g.ondevice, g.devices] = __gpudot__ ("garray_new", x, devs{:});
       if (g.ondevice)
         g.ref = struct ("garray_id", g.id);
       else
@@ -144,7 +152,10 @@ classdef garray < handle
         return;
       endif
       dev = "host memory (no usable GPU)";
-      if (g.ondevice)
+      if (g.ondevice && numel (g.devices) > 1)
+        dev = sprintf ("GPUs %s (%d shards)", strjoin (arrayfun (@num2str, unique (g.devices), "uniformoutput", false), ", "),
+                       numel (g.devices));
+      elseif (g.ondevice)
         s = __gpudot__ ("info");
         dev = sprintf ("GPU %d, %s", s.device, s.device_name);
       endif

@@ -8,7 +8,8 @@
  *
  *   s = __gpudot__ ("info")
  *   t = __gpudot__ ("gpu_available")
- *   [id, on_dev] = __gpudot__ ("garray_new", x)        resident copy of x
+ *   [id, on_dev, devs] = __gpudot__ ("garray_new", x[, D]) resident copy of x (D: devices,
+ *                                                       a list or "all": on several GPUs)
  *   __gpudot__ ("garray_free", id)
  *   x = __gpudot__ ("garray_gather", id)
  *   __gpudot__ ("release")                              free staging buffers
@@ -163,6 +164,7 @@ typedef struct {
     int single, cplx;
     const void *data; /* host data, or a device pointer when dev */
     int dev;
+    const gpudot_sharded *shd; /* dev: on several GPUs (data NULL) */
     const mxArray *mx; /* the host array (NULL for garrays) */
 } operand_t;
 
@@ -185,7 +187,13 @@ static void resident_operand(const garr_t *g, operand_t *o)
     o->single = g->single;
     o->cplx = g->cplx;
     o->data = g->d;
+    o->shd = g->sh;
     o->dev = 1;
+}
+
+static int garray_live(const garr_t *g)
+{
+    return g && (g->d || g->sh);
 }
 
 /* Octave 7's mxGetProperty returns a copy that the MEX call's cleanup does not free (265
@@ -220,7 +228,7 @@ static void resolve(const char *fn, const char *name, const mxArray *a, operand_
         const garr_t *g = idp && mxGetNumberOfElements(idp) == 1
                               ? registry_find((int64_t)mxGetScalar(idp))
                               : NULL;
-        if (g && g->d) {
+        if (garray_live(g)) {
             resident_operand(g, o);
             return;
         }
@@ -230,7 +238,7 @@ static void resolve(const char *fn, const char *name, const mxArray *a, operand_
     }
     if (mxIsStruct(a) && mxGetNumberOfElements(a) == 1 && mxGetField(a, 0, "garray_id")) {
         const garr_t *g = garray_of(a);
-        if (!g || !g->d)
+        if (!garray_live(g))
             gd_error("gpudot:badType", "%s: %s is a garray that no longer exists", fn, name);
         resident_operand(g, o);
         return;
@@ -260,7 +268,8 @@ static void *gather_operand(const char *fn, const operand_t *o, size_t es)
 {
     size_t bytes = (size_t)numel_of(&o->sh) * es * (o->cplx ? 2 : 1);
     void *h = mxMalloc(bytes ? bytes : 1);
-    gpudot_status st = gpudot_cuda_copy(h, o->data, bytes, 0);
+    gpudot_status st = o->shd ? gpudot_cuda_shards_copy(o->shd, h, es * (o->cplx ? 2 : 1), 0)
+                             : gpudot_cuda_copy(h, o->data, bytes, 0);
     if (st != GPUDOT_OK)
         raise_status(fn, st, gpudot_cuda_last_error());
     return h;
@@ -476,8 +485,10 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
         r.y = NULL;
         r.by = r.bx, r.ky = r.kx, r.ay = r.ax;
     }
-    r.x_dev = X.dev && gpu;
-    r.y_dev = has_y && Y.dev && gpu;
+    r.x_dev = X.dev && gpu && !X.shd;
+    r.y_dev = has_y && Y.dev && gpu && !Y.shd;
+    r.xs = gpu ? X.shd : NULL;
+    r.ys = has_y && gpu ? Y.shd : NULL;
     r.out = out;
     run_engine(fn, &r, gpu, out, out_single, r.nb * r.na * (has_y && (cx || cy) ? 2 : 1), tmp_x,
                tmp_y);
@@ -500,6 +511,8 @@ static void op_ladder(const char *fn, const call_t *c, int nlhs, mxArray *plhs[]
         gd_error("gpudot:badOption", "%s: \"kernel\" takes \"accum\" \"native\" or \"double\"", fn);
     if (c->dev == DEV_CPU)
         gd_error("gpudot:badOption", "%s: \"kernel\" runs on the GPU, not \"cpu\"", fn);
+    if (X.shd || Y.shd)
+        gd_error("gpudot:badOption", "%s: \"kernel\" takes data on one GPU", fn);
     need_gpu(fn);
     int single, out_single;
     classes_of(fn, &X, &Y, 1, &single, &out_single);
@@ -607,14 +620,88 @@ gpudot_status gpudot_entry_vector(gpudot_op op, int single, int cx, int cy, cons
 
 /* ---- garray ops ---- */
 
-/* [id, on_device] = __gpudot__ ("garray_new", x) */
+static int64_t shard_chunk = GPUDOT_SHARD_CHUNK; /* test hook: __gpudot__ ("shard_chunk", q) */
+
+void gateway_set_shard_chunk(int64_t q)
+{
+    shard_chunk = q > 0 ? q : GPUDOT_SHARD_CHUNK;
+}
+
+/* garray's "devices": a list of device indices (a device may repeat: several shards on it)
+ * or "all"; *n of them into devs.  Raises for anything else, or without a GPU. */
+static void devices_arg(const mxArray *a, int *devs, int *n)
+{
+    char *s = get_string(a);
+    int all = s && !strcasecmp(s, "all");
+    if (s)
+        mxFree(s);
+    if (!all && (!(mxIsNumeric(a) || mxIsLogical(a)) || mxIsComplex(a) || mxIsEmpty(a) ||
+                 mxIsSparse(a) || mxGetNumberOfElements(a) > GPUDOT_MAX_SHARDS))
+        gd_error("gpudot:badOption",
+                 "garray: DEVICES must be \"all\" or a list of 1 to %d device indices (from 0)",
+                 GPUDOT_MAX_SHARDS);
+    size_t m = all ? 0 : mxGetNumberOfElements(a);
+    if (!all) {
+        mxArray *d = NULL, *in = (mxArray *)a;
+        mexCallMATLAB(1, &d, 1, &in, "double");
+        const double *v = mxGetDoubles(d);
+        for (size_t i = 0; i < m; i++)
+            if (!(v[i] >= 0) || v[i] != floor(v[i])) {
+                mxDestroyArray(d);
+                gd_error("gpudot:badOption",
+                         "garray: device indices are integers from 0 (CUDA's numbering)");
+            }
+        for (size_t i = 0; i < m; i++)
+            devs[i] = v[i] > 1e6 ? 1000000 : (int)v[i];
+        mxDestroyArray(d);
+    }
+    need_gpu("garray");
+    int count = gpudot_cuda_device_count();
+    if (all) {
+        m = (size_t)(count < GPUDOT_MAX_SHARDS ? count : GPUDOT_MAX_SHARDS);
+        for (size_t i = 0; i < m; i++)
+            devs[i] = (int)i;
+    }
+    for (size_t i = 0; i < m; i++)
+        if (devs[i] >= count)
+            gd_error("gpudot:noDevice", "garray: there is no GPU %d (%d visible)", devs[i], count);
+    *n = (int)m;
+}
+
+/* Allocates and fills a garray's memory on several GPUs; raises (nothing kept) on failure. */
+static void garray_shards(garr_t *e, const mxArray *a, const void *src, const int *devs, int n)
+{
+    size_t es = (e->single ? 4 : 8) * (e->cplx ? 2 : 1);
+    int64_t numel = (int64_t)mxGetNumberOfElements(a);
+    shape_t sh;
+    shape_of(a, &sh);
+    int vec = is_vector(&sh);
+    int64_t k = vec ? numel : sh.d[0];
+    int64_t cols = k > 0 ? numel / k : 0;
+    e->sh = malloc(sizeof *e->sh);
+    if (!e->sh)
+        gd_error("gpudot:outOfMemory", "garray: out of host memory");
+    gpudot_shard_layout(e->sh, k, vec ? 1 : cols, vec, shard_chunk, devs, n);
+    gpudot_status st = gpudot_cuda_shards_alloc(e->sh, es);
+    if (st == GPUDOT_OK && (st = gpudot_cuda_shards_copy(e->sh, (void *)src, es, 1)) != GPUDOT_OK)
+        gpudot_cuda_shards_free(e->sh);
+    if (st != GPUDOT_OK) {
+        free(e->sh);
+        e->sh = NULL;
+        raise_status("garray", st, gpudot_cuda_last_error());
+    }
+}
+
+/* [id, on_device, devs] = __gpudot__ ("garray_new", x[, D]) */
 static void op_garray_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-    (void)nlhs;
-    if (nrhs != 2 || !is_float_array(prhs[1]))
+    if (nrhs < 2 || nrhs > 3 || !is_float_array(prhs[1]))
         gd_error("gpudot:badType",
                  "garray: X must be a full single or double array (real or complex)");
     const mxArray *a = prhs[1];
+    int devs[GPUDOT_MAX_SHARDS], ndev = 0;
+    if (nrhs == 3)
+        devices_arg(prhs[2], devs, &ndev);
     const void *src = data_of(a); /* before the dimensions: see data_of */
     if (mxGetNumberOfDimensions(a) > MAXDIMS)
         gd_error("gpudot:badDim", "garray: at most %d dimensions are supported", MAXDIMS);
@@ -628,7 +715,9 @@ static void op_garray_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *pr
     e.nd = (int)mxGetNumberOfDimensions(a);
     memcpy(e.dims, mxGetDimensions(a), (size_t)e.nd * sizeof(mwSize));
     e.bytes = mxGetNumberOfElements(a) * (e.single ? 4 : 8) * (e.cplx ? 2 : 1);
-    if (gpudot_cuda_available()) {
+    if (ndev > 0) {
+        garray_shards(&e, a, src, devs, ndev);
+    } else if (gpudot_cuda_available()) {
         gpudot_status st = gpudot_cuda_malloc(&e.d, e.bytes);
         if (st == GPUDOT_OUT_OF_MEMORY) {
             gpudot_cuda_info_t in;
@@ -651,7 +740,17 @@ static void op_garray_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *pr
     registry_add(&e);
     update_lock();
     plhs[0] = mxCreateDoubleScalar((double)e.id);
-    plhs[1] = mxCreateLogicalScalar(e.d != NULL);
+    plhs[1] = mxCreateLogicalScalar(e.d != NULL || e.sh != NULL);
+    if (nlhs > 2) {
+        int n = e.sh ? e.sh->n : e.d ? 1 : 0;
+        plhs[2] = mxCreateDoubleMatrix(1, (mwSize)n, mxREAL);
+        double *v = mxGetDoubles(plhs[2]);
+        gpudot_cuda_info_t in;
+        if (!e.sh && e.d && gpudot_cuda_info(&in) == GPUDOT_OK)
+            v[0] = in.device;
+        for (int i = 0; e.sh && i < n; i++)
+            v[i] = e.sh->s[i].dev;
+    }
 }
 
 /* __gpudot__ ("garray_free", id): unknown ids are ignored (delete may run twice, or after
@@ -664,7 +763,7 @@ static void op_garray_free(int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
     garr_t *g = registry_find((int64_t)mxGetScalar(prhs[1]));
     if (!g)
         return;
-    gpudot_cuda_free(g->d);
+    registry_free_data(g);
     registry_remove(g);
     update_lock();
 }
@@ -676,11 +775,13 @@ static void op_garray_gather(int nlhs, mxArray *plhs[], int nrhs, const mxArray 
     const garr_t *g = nrhs == 2 ? garray_of(prhs[1]) : NULL;
     if (!g && nrhs == 2 && mxIsNumeric(prhs[1]) && mxGetNumberOfElements(prhs[1]) == 1)
         g = registry_find((int64_t)mxGetScalar(prhs[1]));
-    if (!g || !g->d)
+    if (!garray_live(g))
         gd_error("gpudot:badType", "gather: not a garray on the device");
     void *data;
     plhs[0] = make_out(g->nd, g->dims, g->single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, g->cplx, &data);
-    gpudot_status st = gpudot_cuda_copy(data, g->d, g->bytes, 0);
+    gpudot_status st =
+        g->sh ? gpudot_cuda_shards_copy(g->sh, data, (g->single ? 4 : 8) * (g->cplx ? 2 : 1), 0)
+              : gpudot_cuda_copy(data, g->d, g->bytes, 0);
     if (st != GPUDOT_OK)
         raise_status("gather", st, gpudot_cuda_last_error());
 }
@@ -692,7 +793,7 @@ static void op_info(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                                    "device",          "device_name",     "compute_capability",
                                    "multiprocessors", "memory_total",    "memory_free",
                                    "driver_version",  "runtime_version", "staging_bytes",
-                                   "garrays",         "garray_bytes"};
+                                   "garrays",         "garray_bytes",    "device_count"};
     gpudot_cuda_info_t in;
     gpudot_status st = gpudot_cuda_info(&in);
     if (st != GPUDOT_OK)
@@ -718,6 +819,7 @@ static void op_info(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     gb = registry_bytes();
     mxSetField(s, 0, "garrays", mxCreateDoubleScalar((double)registry_count()));
     mxSetField(s, 0, "garray_bytes", mxCreateDoubleScalar((double)gb));
+    mxSetField(s, 0, "device_count", mxCreateDoubleScalar(gpudot_cuda_device_count()));
     plhs[0] = s;
 }
 

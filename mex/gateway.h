@@ -77,7 +77,9 @@ typedef struct {
     gateway_op_fn fn;
 } gateway_op;
 
-/* The test and bench hooks (mex/hooks.c). */
+/* The test and bench hooks (mex/hooks.c); the chunk length of new garrays on several GPUs
+ * (__gpudot__.c; 0: GPUDOT_SHARD_CHUNK). */
+void gateway_set_shard_chunk(int64_t q);
 extern const gateway_op gateway_hook_ops[];
 extern const size_t gateway_n_hook_ops;
 

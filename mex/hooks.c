@@ -4,9 +4,14 @@
  *   n = __gpudot__ ("__entry_calls__")                  calls the compiled entries' fast path
  *                                                       answered
  *   __gpudot__ ("__ping__")                             an empty kernel's round trip (bench)
- *   __gpudot__ ("__fault__", what)                      the next launch is refused ("launch"),
+ *   __gpudot__ ("__fault__", what[, dev[, skip]])       the next launch is refused ("launch"),
  *                                                       the next kernel traps ("trap"), or the
- *                                                       next device allocation fails ("alloc")
+ *                                                       next device allocation fails ("alloc";
+ *                                                       on GPU dev, after skip that succeed)
+ *   __gpudot__ ("pinned_out", on)                       large results through pinned pieces (1,
+ *                                                       the default) or one pageable copy (0)
+ *   __gpudot__ ("shard_chunk", q)                       chunk length of new garrays on several
+ *                                                       GPUs (0: the default)
  *   __gpudot__ ("staging_cap", bytes[, piece[, pack]])  the ring's slot cap (forces chunks),
  *                                                       copy size and way of packing (any of
  *                                                       them set: small calls take the ring)
@@ -39,11 +44,15 @@ static void hook_fault(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[
 {
     (void)nlhs, (void)plhs;
     static const char *const names[] = {"none", "launch", "trap", "alloc"};
-    int f = nrhs == 2 ? name_index(prhs[1], names, (int)(sizeof names / sizeof *names)) : -1;
+    int f = nrhs >= 2 && nrhs <= 4
+                ? name_index(prhs[1], names, (int)(sizeof names / sizeof *names))
+                : -1;
     if (f < 0)
         gd_error("gpudot:badOption", "__gpudot__: __fault__ takes \"none\", \"launch\", "
-                                     "\"trap\" or \"alloc\"");
-    gpudot_status st = gpudot_cuda_inject(f);
+                                     "\"trap\" or \"alloc\", then a device and a count");
+    gpudot_status st = nrhs == 2 ? gpudot_cuda_inject(f)
+                                 : gpudot_cuda_inject_on((int)count_arg("__fault__", prhs[2]), f,
+                                                         nrhs == 4 ? (int)count_arg("__fault__", prhs[3]) : 0);
     if (st != GPUDOT_OK)
         raise_status("__gpudot__", st, gpudot_cuda_last_error());
 }
@@ -85,7 +94,21 @@ static void hook_runtime_launch(int nlhs, mxArray *plhs[], int nrhs, const mxArr
     gpudot_cuda_set_runtime_launch(mxGetScalar(prhs[1]) != 0);
 }
 
+static void hook_pinned_out(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs, (void)plhs;
+    gpudot_cuda_set_pinned_out(count_arg("pinned_out", nrhs == 2 ? prhs[1] : NULL) != 0);
+}
+
+static void hook_shard_chunk(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs, (void)plhs;
+    gateway_set_shard_chunk((int64_t)count_arg("shard_chunk", nrhs == 2 ? prhs[1] : NULL));
+}
+
 const gateway_op gateway_hook_ops[] = {
+    {"shard_chunk", hook_shard_chunk},
+    {"pinned_out", hook_pinned_out},
     {"__entry_calls__", hook_entry_calls},
     {"__ping__", hook_ping},
     {"__fault__", hook_fault},

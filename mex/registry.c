@@ -118,10 +118,21 @@ size_t registry_bytes(void)
     return b;
 }
 
+void registry_free_data(garr_t *g)
+{
+    gpudot_cuda_free(g->d);
+    g->d = NULL;
+    if (g->sh) {
+        gpudot_cuda_shards_free(g->sh);
+        free(g->sh);
+        g->sh = NULL;
+    }
+}
+
 void registry_release(void)
 {
     for (size_t i = 0; i < ngarr; i++)
-        gpudot_cuda_free(garr[i].d);
+        registry_free_data(&garr[i]);
     free(garr);
     garr = NULL;
     ngarr = cap_garr = 0;

@@ -8,10 +8,12 @@
 #include <stdint.h>
 
 #include "gateway.h"
+#include "gpudot.h"
 
 typedef struct {
     int64_t id;
-    void *d; /* device memory, or NULL for a host-held garray */
+    void *d; /* device memory, or NULL for a host-held garray or one on several GPUs */
+    gpudot_sharded *sh; /* on several GPUs (malloc'd), or NULL */
     size_t bytes;
     int nd;
     mwSize dims[MAXDIMS];
@@ -23,6 +25,7 @@ int64_t registry_next_id(void);     /* ids are never reused */
 void registry_add(const garr_t *e); /* after registry_reserve */
 garr_t *registry_find(int64_t id);  /* NULL where unknown */
 void registry_remove(garr_t *g);
+void registry_free_data(garr_t *g); /* its device memory, on one GPU or several */
 size_t registry_count(void);
 size_t registry_bytes(void);
 void registry_release(void); /* frees every garray's device memory and the tables */

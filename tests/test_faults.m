@@ -199,7 +199,7 @@
 %! [st, out] = child_octave (code);
 %! assert (st, 0, out);
 %! assert (! isempty (strfind (out, "before 1")), out);
-%! lost = 'the CUDA context is lost: restart Octave to use the GPU again';
+%! lost = 'a kernel fault on GPU \d+: CUDA is lost to this process, restart Octave to use the GPUs again';
 %! assert (! isempty (regexp (out, ['fault gpudot:cuda \[gdot: CUDA error \(kernel: [^\n]*\(cudaError[A-Za-z]+\); ' lost '\)\]'], "once")), out);
 %! assert (! isempty (regexp (out, ['gpu gpudot:cuda \[gdot: CUDA error \([^\n]*' lost '\)\]'], "once")), out);
 %! assert (! isempty (regexp (out, ['resident gpudot:cuda \[gnorm: CUDA error \([^\n]*' lost '\)\]'], "once")), out);

@@ -1,0 +1,310 @@
+/*
+ * CUDA engine: arrays on several GPUs (gpudot_sharded).  A call launches on every shard's
+ * device before it waits for any, so the GPUs reduce at once.  Each output's bits depend
+ * only on its run: runs of at most q elements are reduced whole by grids planned from their
+ * length (E->fixed), longer ones in chunks of q whose states are merged on the host in
+ * chunk order; so one GPU and eight give the same result.
+ */
+#include <cstdio>
+#include <cstring>
+
+#include <thread>
+#include <vector>
+
+#include "engine.cuh"
+
+namespace gpudot
+{
+
+namespace
+{
+
+/* Back to the primary device's engine on every way out. */
+struct OnPrimary {
+    ~OnPrimary()
+    {
+        E->fixed = 0;
+        use_primary();
+    }
+};
+
+/* One operand as shard s sees it: a device pointer and its extents (k: its run, or 1; a:
+ * its columns, or 1). */
+struct Part {
+    const char *p;
+    int64_t k, a;
+};
+
+/* The bytes of host data shard s reads of an operand with extents kx, ax (0 where it is
+ * sharded: its own memory). */
+size_t slice_bytes(const gpudot_sharded *S, int64_t kx, int64_t ax, size_t es,
+                   const gpudot_shard &sh)
+{
+    return S ? 0 : (size_t)((kx > 1 ? sh.kn : 1) * (ax > 1 ? sh.an : 1)) * es;
+}
+
+/* Shard s's part of an operand: its own memory where sharded, else the slice of host data
+ * it reads (a broadcast operand whole), uploaded to dst. */
+gpudot_status part_of(const gpudot_sharded *S, const void *host, int64_t kx, int64_t ax,
+                      size_t es, const gpudot_shard &sh, int i, char *dst, Part *pt)
+{
+    pt->k = kx > 1 ? sh.kn : 1;
+    pt->a = ax > 1 ? sh.an : 1;
+    if (S) {
+        pt->p = (const char *)S->s[i].d;
+        return GPUDOT_OK;
+    }
+    size_t off = (size_t)((ax > 1 ? sh.a0 * kx : 0) + (kx > 1 ? sh.k0 : 0)) * es;
+    CK(cudaMemcpy(dst, (const char *)host + off, slice_bytes(S, kx, ax, es, sh),
+                  cudaMemcpyHostToDevice),
+       "cudaMemcpy (upload)");
+    pt->p = dst;
+    return GPUDOT_OK;
+}
+
+size_t align256(size_t b)
+{
+    return (b + 255) & ~(size_t)255;
+}
+
+/* A request over parts x and y: runs of nk from row k0 of column j, as na columns.  A whole
+ * shard is na = its columns from j = 0; a chunk view is na consecutive chunks of column j
+ * (an operand broadcast along k has one value a column: the same for every chunk). */
+gpudot_dot_req view(const gpudot_dot_req *r, const Part &x, const Part &y, size_t esx,
+                    size_t esy, int64_t j, int64_t k0, int64_t nk, int64_t na, int whole,
+                    const void **dx, const void **dy)
+{
+    gpudot_dot_req v = *r;
+    v.xs = v.ys = nullptr;
+    v.x_dev = v.y_dev = 1;
+    v.nb = v.bx = v.by = 1;
+    v.nk = nk;
+    v.na = na;
+    v.kx = x.k > 1 ? nk : 1;
+    v.ky = y.k > 1 ? nk : 1;
+    v.ax = whole ? x.a : x.k > 1 ? na : 1;
+    v.ay = whole ? y.a : y.k > 1 ? na : 1;
+    *dx = x.p + (size_t)((x.a > 1 ? j : 0) * x.k + (x.k > 1 ? k0 : 0)) * esx;
+    *dy = y.p ? y.p + (size_t)((y.a > 1 ? j : 0) * y.k + (y.k > 1 ? k0 : 0)) * esy : nullptr;
+    return v;
+}
+
+} // namespace
+
+gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
+{
+    const gpudot_sharded *L = r->xs ? r->xs : r->ys;
+    int has_y = r->op != GPUDOT_OP_NORM;
+    if (!has_y && !r->xs)
+        L = nullptr;
+    if (!L) {
+        snprintf(g_err, sizeof g_err, "no operand on several GPUs");
+        return GPUDOT_BAD_OPTION;
+    }
+    if (r->nb != 1 || r->nk != L->k || r->na != L->a) {
+        snprintf(g_err, sizeof g_err,
+                 "a garray on several GPUs is reduced along its first dimension, or along its "
+                 "length where it is a vector; gather it for other dimensions");
+        return GPUDOT_BAD_DIM;
+    }
+    if (r->x_dev || (has_y && r->y_dev) ||
+        (has_y && r->xs && r->ys && !gpudot_same_layout(r->xs, r->ys))) {
+        snprintf(g_err, sizeof g_err, "garrays on different devices: make both with the same "
+                                      "\"devices\"");
+        return GPUDOT_SIZE_MISMATCH;
+    }
+    int cplx = has_y && (r->cx || r->cy);
+    size_t esx = esize(r->type, r->cx), esy = has_y ? esize(r->type, r->cy) : 0;
+    size_t eso = esize(r->type, r->op != GPUDOT_OP_NORM && cplx);
+    int chunked = L->k > L->q;
+    int64_t nch = chunked ? (L->k + L->q - 1) / L->q : 1;
+    std::vector<State> states;
+    if (chunked)
+        states.resize((size_t)(nch * L->a));
+
+    /* where each shard's uploads, outputs and chunk states go in its device's buffers
+     * (shards of one device side by side: their kernels run after one another) */
+    struct Place {
+        size_t x, y, out, carry;
+    } at[GPUDOT_MAX_SHARDS], need[kMaxDevices] = {};
+    for (int i = 0; i < L->n; i++) {
+        const gpudot_shard &sh = L->s[i];
+        if (sh.kn == 0 || sh.an == 0)
+            continue;
+        Place &n = need[sh.dev];
+        at[i].x = n.x;
+        n.x += align256(slice_bytes(r->xs, r->kx, r->ax, esx, sh));
+        at[i].y = n.y;
+        n.y += has_y ? align256(slice_bytes(r->ys, r->ky, r->ay, esy, sh)) : 0;
+        at[i].out = n.out;
+        n.out += chunked ? 0 : align256((size_t)sh.an * eso);
+        at[i].carry = n.carry;
+        n.carry += chunked ? (size_t)(((sh.kn + L->q - 1) / L->q) * sh.an) : 0;
+    }
+    OnPrimary back;
+    gpudot_status st = GPUDOT_OK;
+    for (int d = 0; d < kMaxDevices && st == GPUDOT_OK; d++) {
+        const Place &n = need[d];
+        if (!n.x && !n.y && !n.out && !n.carry)
+            continue;
+        if ((st = use_device(d)) == GPUDOT_OK && n.x)
+            st = buf_need(E->x, n.x, "cudaMalloc (x)");
+        if (st == GPUDOT_OK && n.y)
+            st = buf_need(E->y, n.y, "cudaMalloc (y)");
+        if (st == GPUDOT_OK && n.out)
+            st = buf_need(E->out, n.out, "cudaMalloc (out)");
+        if (st == GPUDOT_OK && n.carry)
+            st = buf_need(E->carry, n.carry * sizeof(State), "cudaMalloc (carry)");
+    }
+    int launched[GPUDOT_MAX_SHARDS] = {};
+    for (int i = 0; i < L->n && st == GPUDOT_OK; i++) {
+        const gpudot_shard &sh = L->s[i];
+        if (sh.kn == 0 || sh.an == 0)
+            continue;
+        if ((st = use_device(sh.dev)))
+            break;
+        launched[i] = 1;
+        E->fixed = 1;
+        Part x, y = {nullptr, 1, 1};
+        if ((st = part_of(r->xs, r->x, r->kx, r->ax, esx, sh, i, (char *)E->x.p + at[i].x, &x)))
+            break;
+        if (has_y &&
+            (st = part_of(r->ys, r->y, r->ky, r->ay, esy, sh, i, (char *)E->y.p + at[i].y, &y)))
+            break;
+        if (!has_y)
+            y = x; /* (norms: unused by the kernels) */
+        const void *dx, *dy;
+        if (!chunked) {
+            gpudot_dot_req v = view(r, x, y, esx, esy, 0, 0, sh.kn, sh.an, 1, &dx, &dy);
+            st = run_kernel(&v, dx, has_y ? dy : nullptr, (char *)E->out.p + at[i].out, 0, 1);
+            continue;
+        }
+        /* chunks: each column's kn elements as q x m, then the rest */
+        int64_t per = (sh.kn + L->q - 1) / L->q;
+        for (int64_t j = 0; j < sh.an && st == GPUDOT_OK; j++) {
+            State *carry = (State *)E->carry.p + at[i].carry + j * per;
+            int64_t m = sh.kn / L->q, rest = sh.kn - m * L->q;
+            if (m > 0) {
+                gpudot_dot_req v = view(r, x, y, esx, esy, j, 0, L->q, m, 0, &dx, &dy);
+                st = run_kernel(&v, dx, has_y ? dy : nullptr, nullptr, 0, 0, 0, carry);
+            }
+            if (rest > 0 && st == GPUDOT_OK) {
+                gpudot_dot_req v = view(r, x, y, esx, esy, j, m * L->q, rest, 1, 0, &dx, &dy);
+                st = run_kernel(&v, dx, has_y ? dy : nullptr, nullptr, 0, 0, 0, carry + m);
+            }
+        }
+    }
+    /* every device that ran something: its results, or its wait, before any way out */
+    for (int i = 0; i < L->n; i++) {
+        if (!launched[i])
+            continue;
+        const gpudot_shard &sh = L->s[i];
+        gpudot_status s2 = use_device(sh.dev);
+        if (s2 == GPUDOT_OK && st == GPUDOT_OK) {
+            if (!chunked)
+                s2 = copy_out((char *)r->out + (size_t)sh.a0 * eso, (char *)E->out.p + at[i].out,
+                              (size_t)sh.an * eso);
+            else
+                s2 = copy_out(&states[(size_t)(sh.a0 * nch + sh.k0 / L->q)],
+                              (State *)E->carry.p + at[i].carry,
+                              (size_t)(((sh.kn + L->q - 1) / L->q) * sh.an) * sizeof(State));
+        } else if (s2 == GPUDOT_OK) {
+            cudaError_t e = cudaDeviceSynchronize();
+            if (e != cudaSuccess)
+                fail(e, "kernel");
+        }
+        if (st == GPUDOT_OK)
+            st = s2;
+    }
+    if (st == GPUDOT_OK && chunked)
+        merge_on_host(r, states.data(), nch, L->a, r->out);
+    if (st == GPUDOT_OK && poll && poll())
+        st = GPUDOT_INTERRUPTED;
+    return st;
+}
+
+} // namespace gpudot
+
+using namespace gpudot;
+
+extern "C" {
+
+gpudot_status gpudot_cuda_shards_alloc(gpudot_sharded *L, size_t es)
+{
+    OnPrimary back;
+    gpudot_status st = GPUDOT_OK;
+    for (int i = 0; i < L->n && st == GPUDOT_OK; i++) {
+        gpudot_shard &sh = L->s[i];
+        sh.d = nullptr;
+        if (sh.kn == 0 || sh.an == 0)
+            continue;
+        if ((st = use_device(sh.dev)) == GPUDOT_OK) {
+            cudaError_t e = dev_malloc(&sh.d, (size_t)(sh.kn * sh.an) * es);
+            if (e != cudaSuccess) {
+                sh.d = nullptr;
+                st = fail(e, "cudaMalloc");
+                char what[600];
+                snprintf(what, sizeof what, "%s on GPU %d", g_err, sh.dev);
+                snprintf(g_err, sizeof g_err, "%s", what);
+            }
+        }
+    }
+    if (st != GPUDOT_OK)
+        gpudot_cuda_shards_free(L);
+    return st;
+}
+
+void gpudot_cuda_shards_free(gpudot_sharded *L)
+{
+    OnPrimary back;
+    for (int i = 0; i < L->n; i++) {
+        gpudot_shard &sh = L->s[i];
+        if (sh.d && use_device(sh.dev) == GPUDOT_OK)
+            cudaFree(sh.d);
+        sh.d = nullptr;
+    }
+}
+
+/* One host thread per shard: pageable copies to different GPUs run at once. */
+gpudot_status gpudot_cuda_shards_copy(const gpudot_sharded *L, void *host, size_t es, int to_device)
+{
+    OnPrimary back;
+    for (int i = 0; i < L->n; i++) /* every device probed and usable before any thread */
+        if (L->s[i].d) {
+            gpudot_status st = use_device(L->s[i].dev);
+            if (st != GPUDOT_OK)
+                return st;
+        }
+    std::vector<cudaError_t> errs((size_t)L->n, cudaSuccess);
+    std::vector<std::thread> threads;
+    auto copy = [&](int i) {
+        const gpudot_shard &sh = L->s[i];
+        char *h = (char *)host + (size_t)(sh.a0 * L->k + sh.k0) * es;
+        size_t bytes = (size_t)(sh.kn * sh.an) * es;
+        cudaError_t e = cudaSetDevice(sh.dev);
+        if (e == cudaSuccess)
+            e = to_device ? cudaMemcpy(sh.d, h, bytes, cudaMemcpyHostToDevice)
+                          : cudaMemcpy(h, sh.d, bytes, cudaMemcpyDeviceToHost);
+        errs[(size_t)i] = e;
+    };
+    try {
+        for (int i = 0; i < L->n; i++)
+            if (L->s[i].d)
+                threads.emplace_back(copy, i);
+    } catch (...) {
+        for (std::thread &t : threads)
+            t.join();
+        snprintf(g_err, sizeof g_err, "no thread for a copy");
+        return GPUDOT_OUT_OF_MEMORY;
+    }
+    for (std::thread &t : threads)
+        t.join();
+    for (int i = 0; i < L->n; i++)
+        if (errs[(size_t)i] != cudaSuccess) {
+            use_device(L->s[i].dev);
+            return fail(errs[(size_t)i], to_device ? "cudaMemcpy (upload)" : "cudaMemcpy (download)");
+        }
+    return GPUDOT_OK;
+}
+
+} // extern "C"

@@ -1,0 +1,245 @@
+## garrays on several GPUs: the "devices" option, gather, and results with the same bits
+## for any number and order of shards (on a one-GPU machine, several shards on that GPU),
+## within the error bounds of the one-GPU results; faults in child processes.
+
+%!shared ndev
+%! warning ("off", "gpudot:noDevice");
+%! s = gpudot_info ();
+%! ndev = s.device_count;
+
+## bad "devices" are refused before any GPU is asked for
+%!error <DEVICES must be "all"> garray (1, "devices", "some")
+%!error <DEVICES must be "all"> garray (1, "devices", [])
+%!error <DEVICES must be "all"> garray (1, "devices", zeros (1, 65))
+%!error <integers from 0> garray (1, "devices", -1)
+%!error <integers from 0> garray (1, "devices", [0 0.5])
+%!error <integers from 0> garray (1, "devices", NaN)
+%!error <the only option is "devices"> garray (1, "device", 0)
+%!error <Invalid call> garray (1, "devices")
+
+%!testif ; ! gpudot_gpu_available ()
+%! ## without a GPU, "devices" is an error (a host-held garray needs no devices)
+%! try
+%!   garray (1:3, "devices", 0);
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "gpudot:noDevice");
+%! end_try_catch
+
+%!testif ; gpudot_gpu_available ()
+%! ## a device that is not there
+%! s = gpudot_info ();
+%! try
+%!   garray (1:3, "devices", s.device_count);
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "gpudot:noDevice");
+%!   assert (! isempty (strfind (err.message, sprintf ("no GPU %d", s.device_count))));
+%! end_try_catch
+
+%!testif ; gpudot_gpu_available ()
+%! ## gather, size and display; "all" takes every GPU; freed with the last reference
+%! s0 = gpudot_info ();
+%! __gpudot__ ("shard_chunk", 1000);
+%! unwind_protect
+%!   data = {randn(5000, 1), single(randn(1, 4321)), complex(randn(7, 9), randn(7, 9)), ...
+%!           single(randn(3, 4, 5)), zeros(0, 3), 1};
+%!   for i = 1:numel (data)
+%!     for d = {[0 0 0], "all", zeros(1, 8)}
+%!       g = garray (data{i}, "devices", d{1});
+%!       x = gather (g);
+%!       assert (class (x), class (data{i}));
+%!       assert (isequal (x, data{i}));
+%!       assert (size (g), size (data{i}));
+%!       s = evalc ("disp (g)");
+%!       assert (! isempty (regexp (s, "GPU")));
+%!     endfor
+%!   endfor
+%!   g = garray (ones (3), "devices", "ALL");
+%!   assert (numel (g.devices), s0.device_count);
+%!   clear g
+%!   s1 = gpudot_info ();
+%!   assert (s1.garrays, s0.garrays);
+%!   assert (s1.garray_bytes, s0.garray_bytes);
+%! unwind_protect_cleanup
+%!   __gpudot__ ("shard_chunk", 0);
+%! end_unwind_protect
+
+%!function r = bits (v)
+%!  r = typecast (v(:), ifelse (isa (v, "single"), "uint32", "uint64"));
+%!endfunction
+
+%!function layouts = shard_layouts (ndev)
+%!  ## several shards on GPU 0, and where there are more GPUs every one of them in two orders
+%!  layouts = {0, [0 0], [0 0 0 0 0]};
+%!  if (ndev > 1)
+%!    layouts(end+1:end+3) = {0:ndev-1, ndev-1:-1:0, [0:ndev-1 0:ndev-1]};
+%!  endif
+%!endfunction
+
+%!function check_layouts (x, y, layouts, fn, args, ref, tol)
+%!  ## fn (X, Y, args{:}) with X (and Y where given) on every layout: the same bits each
+%!  ## time, within tol of ref
+%!  first = [];
+%!  for i = 1:numel (layouts)
+%!    X = garray (x, "devices", layouts{i});
+%!    if (isempty (y))
+%!      v = fn (X, args{:});
+%!    elseif (iscell (y))          # y on the host
+%!      v = fn (X, y{1}, args{:});
+%!    else
+%!      v = fn (X, garray (y, "devices", layouts{i}), args{:});
+%!    endif
+%!    if (i == 1)
+%!      first = v;
+%!      assert (size (v), size (ref));
+%!      assert (class (v), class (x));
+%!      assert (all (abs (double (v(:)) - ref(:)) <= tol(:)), "%s: off by %g", func2str (fn),
+%!              max (abs (double (v(:)) - ref(:))));
+%!    else
+%!      assert (isequal (bits (v), bits (first)), "%s: layout %d differs",
+%!              func2str (fn), i);
+%!    endif
+%!  endfor
+%!endfunction
+
+%!testif ; gpudot_gpu_available ()
+%! ## every op, class, complexity and mode: vectors cut into chunks (short chunks to reach
+%! ## many of them), matrices cut between columns, with long columns chunked too
+%! __gpudot__ ("shard_chunk", 5000);
+%! unwind_protect
+%!   layouts = shard_layouts (ndev);
+%!   shapes = {[23457 1], [1 4999], [5000 1], [300 41], [12001 3]};
+%!   for c = {"double", "single"}
+%!     for cp = [false true]
+%!       for s = shapes
+%!         x = randn (s{1});  y = randn (s{1});
+%!         if (cp)
+%!           x = complex (x, randn (s{1}));  y = complex (y, randn (s{1}));
+%!         endif
+%!         x = cast (x, c{1});  y = cast (y, c{1});
+%!         xd = double (x);  yd = double (y);
+%!         if (isvector (x))
+%!           xd = xd(:);  yd = yd(:);
+%!         endif
+%!         n = rows (xd);
+%!         u = ifelse (strcmp (c{1}, "single"), eps ("single"), eps);
+%!         for acc = {"native", "double", "compensated"}
+%!           uu = ifelse (strcmp (acc{1}, "native"), u, ifelse (strcmp (acc{1}, "double"), eps, 2 * eps ^ 2)) + u;
+%!           ref = sum (conj (xd) .* yd, 1);
+%!           tol = 2 * n * uu * sum (abs (xd) .* abs (yd), 1) + realmin;
+%!           check_layouts (x, y, layouts, @gdot, {"accum", acc{1}}, ref, tol);
+%!           ## host operands: whole (each shard uploads its slice) and a query (broadcast)
+%!           check_layouts (x, {y}, layouts, @gdot, {"accum", acc{1}}, ref, tol);
+%!           q = x(:, 1);
+%!           if (! isvector (x))
+%!             refq = sum (conj (yd) .* double (q), 1);
+%!             tolq = 2 * n * uu * sum (abs (double (q)) .* abs (yd), 1) + realmin;
+%!             check_layouts (y, {q}, layouts, @gdot, {"accum", acc{1}}, refq, tolq);
+%!           endif
+%!           for p = {2, 1, Inf, 3, -Inf}
+%!             refn = vecnorm (xd, p{1}, 1);
+%!             check_layouts (x, [], layouts, @gnorm, {p{1}, "accum", acc{1}}, refn,
+%!                            4 * n * uu * refn + realmin);
+%!           endfor
+%!           refc = ref ./ (vecnorm (xd, 2, 1) .* vecnorm (yd, 2, 1));
+%!           check_layouts (x, y, layouts, @gcosine, {"accum", acc{1}}, refc, 8 * n * uu + 0 * refc);
+%!         endfor
+%!       endfor
+%!     endfor
+%!   endfor
+%! unwind_protect_cleanup
+%!   __gpudot__ ("shard_chunk", 0);
+%! end_unwind_protect
+
+%!testif ; gpudot_gpu_available ()
+%! ## the two-step norms and cosines rerun scaled where the fast sums overflow: same bits
+%! ## on every layout, and the values of one GPU
+%! __gpudot__ ("shard_chunk", 700);
+%! unwind_protect
+%!   layouts = shard_layouts (ndev);
+%!   x = [1e300 * ones(2000, 1); randn(1500, 1)];  y = [randn(3000, 1); 1e-300 * ones(500, 1)];
+%!   check_layouts (x, [], layouts, @gnorm, {}, norm (x), 8 * eps * norm (x));
+%!   r = gcosine (x, y);
+%!   check_layouts (x, y, layouts, @gcosine, {}, r, 16 * eps);
+%!   s = single ([1e30 * ones(900, 1); 1e-30 * ones(900, 1)]);
+%!   check_layouts (s, [], layouts, @gnorm, {2, "accum", "native"}, double (gnorm (s, "accum", "native")), 8 * eps ("single") * 3e31);
+%! unwind_protect_cleanup
+%!   __gpudot__ ("shard_chunk", 0);
+%! end_unwind_protect
+
+%!testif ; gpudot_gpu_available ()
+%! ## the default chunk (2^22): a vector of 3 chunks and a bit, and 2^22 + 1 columns of 2
+%! layouts = shard_layouts (ndev);
+%! x = single (randn (3 * 2^22 + 5, 1));  y = single (randn (3 * 2^22 + 5, 1));
+%! ref = sum (double (x) .* double (y));
+%! check_layouts (x, y, layouts, @gdot, {}, ref, 1e-3 * sum (abs (double (x) .* double (y))));
+%! check_layouts (x, y, layouts, @gdot, {"accum", "compensated"}, ref, eps ("single") * abs (ref));
+%! A = randn (2, 2^22 + 1);
+%! check_layouts (A, [], layouts, @gnorm, {}, vecnorm (A), 4 * eps * vecnorm (A));
+
+%!testif ; gpudot_gpu_available ()
+%! ## what a garray on several GPUs refuses: other dimensions, a garray of one GPU beside
+%! ## it, the ladder; "cpu" gathers it
+%! G = garray (randn (40, 30), "devices", [0 0]);
+%! H = garray (randn (40, 30));
+%! fails = {@() gdot (G, G, 2), "badDim"; @() gdot (G, H), "sizeMismatch";
+%!          @() gdot (G, garray (randn (40, 30), "devices", [0 0 0])), "sizeMismatch";
+%!          @() gdot (garray (1:10, "devices", [0 0]), 1:10, "kernel", 1), "badOption"};
+%! for i = 1:rows (fails)
+%!   try
+%!     fails{i, 1} ();
+%!     error ("no error for case %d", i);
+%!   catch err
+%!     assert (err.identifier, ["gpudot:" fails{i, 2}]);
+%!   end_try_catch
+%! endfor
+%! A = gather (G);
+%! assert (gdot (G, A, "device", "cpu"), gdot (A, A, "device", "cpu"));
+
+%!testif ; gpudot_gpu_available () && isempty (getenv ("GPUDOT_SANITIZE"))
+%! ## an allocation that fails on a later shard: the error of one GPU, nothing kept, the
+%! ## shards already made freed, and the GPUs usable after
+%! code = [
+%!   "s0 = gpudot_info (); __gpudot__ ('shard_chunk', 1000);"
+%!   "__gpudot__ ('__fault__', 'alloc', 0, 2);"
+%!   "try, garray (randn (1e5, 1), 'devices', [0 0 0 0]); disp ('NOERROR');"
+%!   "catch err, disp (err.identifier); disp (err.message); end;"
+%!   "s1 = gpudot_info ();"
+%!   "printf ('garrays %d %d bytes %d %d\\n', s0.garrays, s1.garrays, s0.garray_bytes, s1.garray_bytes);"
+%!   "printf ('free %d\\n', abs (s1.memory_free - s0.memory_free) < 2^24);"
+%!   "g = garray ((1:100)', 'devices', [0 0]);"
+%!   "printf ('after %d\\n', gdot (g, g) == 338350);"
+%! ];
+%! [st, out] = child_octave (strjoin (cellstr (code), "\n"));
+%! assert (st, 0, out);
+%! assert (! isempty (strfind (out, "gpudot:outOfMemory")), out);
+%! assert (! isempty (strfind (out, "on GPU 0")), out);
+%! assert (! isempty (regexp (out, "garrays (\\d+) \\1 bytes (\\d+) \\2")), out);
+%! assert (! isempty (strfind (out, "free 1")), out);
+%! assert (! isempty (strfind (out, "after 1")), out);
+
+%!testif ; gpudot_gpu_available () && isempty (getenv ("GPUDOT_SANITIZE"))
+%! ## a kernel that faults on the last device of a call: the error names that GPU; CUDA
+%! ## is then lost to the process (its rule: a second GPU's next call failed the same way),
+%! ## so every later call on any GPU says so, and freeing garrays is skipped, not a crash
+%! code = [
+%!   "s = gpudot_info (); last = s.device_count - 1; __gpudot__ ('shard_chunk', 1000);"
+%!   "g = garray (randn (1e5, 1), 'devices', 0:last);"
+%!   "h = garray ((1:100)', 'devices', 0);"
+%!   "__gpudot__ ('__fault__', 'trap', last);"
+%!   "try, gdot (g, g); disp ('NOERROR'); catch err, printf ('fault %s [%s]\n', err.identifier, err.message); end;"
+%!   "try, gdot (h, h); disp ('NOERROR'); catch err, printf ('other %s [%s]\n', err.identifier, err.message); end;"
+%!   "try, gdot (g, g); disp ('NOERROR'); catch err, printf ('again %s\n', err.identifier); end;"
+%!   "clear g h; disp ('cleared');"
+%! ];
+%! [st, out] = child_octave (strjoin (cellstr (code), "\n"));
+%! assert (st, 0, out);
+%! s = gpudot_info ();
+%! lost = sprintf ('a kernel fault on GPU %d: CUDA is lost to this process', s.device_count - 1);
+%! assert (! isempty (strfind (out, ["fault gpudot:cuda [gdot: CUDA error ("])), out);
+%! assert (! isempty (strfind (out, lost)), out);
+%! assert (! isempty (regexp (out, ["other gpudot:cuda \\[[^\\n]*" lost])), out);
+%! assert (! isempty (strfind (out, "again gpudot:cuda")), out);
+%! assert (! isempty (strfind (out, "cleared")), out);
+%! assert (isempty (strfind (out, "NOERROR")), out);
