@@ -309,6 +309,21 @@ for cls in ("single", "double"):
 if pinned:
     P(f"Pinned floor for host data = bytes / {pinned:.1f} GB/s (the pinned copy above).\n")
 
+shard_rows = [r for r in rows if r["section"] == "shards"]
+if shard_rows:
+    P("## Several GPUs\n")
+    P(f"bench/shard_bench.m on {shard_rows[0]['device']}: resident gdot of single vectors, "
+      "and the 768-row single query (gcosine) over a matrix on one GPU and on all of them.\n")
+    P("| case | class | shape | median us | GB/s |")
+    P("|---|---|---|---|---|")
+    for r in shard_rows:
+        P(f"| {r['op']} | {r['cls']} | {r['shape']} | {fmt(r['us'], 1)} | {fmt(r['gbs'], 1)} |")
+    one = next((r for r in shard_rows if r["op"] == "gdot: one GPU"), None)
+    many = next((r for r in shard_rows if r["op"].startswith("gdot: ") and r["op"].endswith("GPUs")), None)
+    if one and many:
+        P(f"\n{many['op']}: {many['gbs'] / one['gbs']:.2f}x the bandwidth of one GPU.")
+    P("")
+
 notes = "bench/notes.md"
 if os.path.exists(notes):
     P(open(notes).read())

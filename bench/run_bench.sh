@@ -4,7 +4,8 @@
 #   2. bench/octave_bench.m: calls from Octave, host and resident data, with the BLAS that
 #      Octave loads, and again with the reference BLAS when OpenBLAS came from
 #      LD_LIBRARY_PATH (the octave bundle's env.sh);
-#   3. bench/report.py: bench/results/<device>.csv and BENCHMARKS.md.
+#   3. bench/shard_bench.m where more than one GPU is visible: garrays on all of them;
+#   4. bench/report.py: bench/results/<device>.csv and BENCHMARKS.md.
 # Environment: BUILD (build), OCTAVE (octave-cli), BENCH_MAXLOG (30: largest log2 n of the
 # kernel part; the Octave part stops at 26), BENCH_SKIP_BUILD=1 (use the binaries as they are).
 set -eu
@@ -32,6 +33,11 @@ case "${LD_LIBRARY_PATH:-}" in
     LD_LIBRARY_PATH=$ref BENCH_PARTS=host BENCH_CSV="$tmp/octave.csv" GPUDOT_MEXDIR="$BUILD" \
       $OCT bench/octave_bench.m ;;
 esac
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [ "${ngpu:-0}" -gt 1 ]; then
+  echo "run_bench: $ngpu GPUs: garrays on all of them ($(($(date +%s) - start)) s so far)"
+  BENCH_CSV="$tmp/octave.csv" GPUDOT_MEXDIR="$BUILD" $OCT bench/shard_bench.m
+fi
 echo "run_bench: report ($(($(date +%s) - start)) s in all)"
 python3 bench/report.py "$tmp/kernel.csv" "$tmp/octave.csv" \
   --command "make bench" --seconds "$(($(date +%s) - start))"

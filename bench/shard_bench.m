@@ -50,11 +50,11 @@ y = ones (n1 * nd, 1, "single");
 x(1:2:end) = 0.5;
 reps = 20;
 X = garray (x(1:n1));  Y = garray (y(1:n1));
-row (fid, "gdot, one GPU", "single", sprintf ("2^%d", lg), n1,
+row (fid, "gdot: one GPU", "single", sprintf ("2^%d", lg), n1,
      times_us (@() gdot (X, Y), reps), 8 * n1, dev);
 clear X Y
 X = garray (x(1:n1), "devices", 0);  Y = garray (y(1:n1), "devices", 0);
-row (fid, "gdot, one GPU, one shard", "single", sprintf ("2^%d", lg), n1,
+row (fid, "gdot: one GPU in one shard", "single", sprintf ("2^%d", lg), n1,
      times_us (@() gdot (X, Y), reps), 8 * n1, dev);
 r1 = gdot (X, Y);
 clear X Y
@@ -62,7 +62,7 @@ t0 = tic ();
 X = garray (x, "devices", "all");
 up = toc (t0);
 Y = garray (y, "devices", "all");
-row (fid, sprintf ("gdot, %d GPUs", nd), "single", sprintf ("%d x 2^%d", nd, lg), n1 * nd,
+row (fid, sprintf ("gdot: %d GPUs", nd), "single", sprintf ("%d x 2^%d", nd, lg), n1 * nd,
      times_us (@() gdot (X, Y), reps), 8 * n1 * nd, dev);
 printf ("upload of %.1f GB to %d GPUs: %.2f s (%.1f GB/s)\n", 4 * n1 * nd / 1e9, nd, up,
         4 * n1 * nd / 1e9 / up);
@@ -81,15 +81,18 @@ D(1, 1:2:end) = 2;
 q = ones (768, 1, "single");
 G = garray (D);
 __gpudot__ ("pinned_out", 0);
-row (fid, "gcosine (q, G), one GPU, pageable out", "single", sprintf ("768x%d", m1), 768 * m1,
+row (fid, "gcosine (q G): one GPU and one pageable copy out", "single", sprintf ("768x%d", m1), 768 * m1,
      times_us (@() gcosine (q, G), 10), 4 * 768 * m1, dev);
 __gpudot__ ("pinned_out", 1);
-row (fid, "gcosine (q, G), one GPU", "single", sprintf ("768x%d", m1), 768 * m1,
+row (fid, "gcosine (q G): one GPU", "single", sprintf ("768x%d", m1), 768 * m1,
      times_us (@() gcosine (q, G), 10), 4 * 768 * m1, dev);
 c1 = gcosine (q, G);
+## what Octave's new result array costs alone (its pages are faulted in as they are written)
+row (fid, "zeros (1 m single): the result array alone", "single", sprintf ("1x%d", m1), m1,
+     times_us (@() zeros (1, m1, "single"), 10), 4 * m1, dev);
 clear G
 G = garray (D, "devices", "all");
-row (fid, sprintf ("gcosine (q, G), %d GPUs", nd), "single", sprintf ("768x%d", m1), 768 * m1,
+row (fid, sprintf ("gcosine (q G): %d GPUs", nd), "single", sprintf ("768x%d", m1), 768 * m1,
      times_us (@() gcosine (q, G), 10), 4 * 768 * m1, dev);
 printf ("bits equal, one GPU and %d GPUs (768 x 2^23): %d\n", nd, isequal (c1, gcosine (q, G)));
 clear G D c1
@@ -109,7 +112,7 @@ t_up = toc (t0);
 clear D
 printf ("768 x %d singles (%.1f GB): filled in %.1f s, uploaded to %d GPUs in %.1f s\n", m,
         768 * 4 * m / 1e9, t_fill, nd, t_up);
-row (fid, sprintf ("gcosine (q, G), %d GPUs", nd), "single", sprintf ("768x%d", m), 768 * m,
+row (fid, sprintf ("gcosine (q G): %d GPUs", nd), "single", sprintf ("768x%d", m), 768 * m,
      times_us (@() gcosine (q, G), 10), 4 * 768 * m, dev);
 c = gcosine (q, G);
 printf ("check: %d\n", abs (c(1) - 769 / sqrt (768 * 771)) < 1e-6 && abs (c(2) - 1) < 1e-6);
