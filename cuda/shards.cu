@@ -43,6 +43,13 @@ size_t slice_bytes(const gpudot_sharded *S, int64_t kx, int64_t ax, size_t es,
     return S ? 0 : (size_t)((kx > 1 ? sh.kn : 1) * (ax > 1 ? sh.an : 1)) * es;
 }
 
+/* Where element e of an array of element size es goes: at e * es modulo 16, as in one
+ * piece, so that the kernels' 16-byte loads split every run the same way. */
+size_t shift16(int64_t e, size_t es)
+{
+    return (size_t)e * es % 16;
+}
+
 /* Shard s's part of an operand: its own memory where sharded, else the slice of host data
  * it reads (a broadcast operand whole), uploaded to dst. */
 gpudot_status part_of(const gpudot_sharded *S, const void *host, int64_t kx, int64_t ax,
@@ -54,8 +61,9 @@ gpudot_status part_of(const gpudot_sharded *S, const void *host, int64_t kx, int
         pt->p = (const char *)S->s[i].d;
         return GPUDOT_OK;
     }
-    size_t off = (size_t)((ax > 1 ? sh.a0 * kx : 0) + (kx > 1 ? sh.k0 : 0)) * es;
-    CK(cudaMemcpy(dst, (const char *)host + off, slice_bytes(S, kx, ax, es, sh),
+    int64_t e0 = (ax > 1 ? sh.a0 * kx : 0) + (kx > 1 ? sh.k0 : 0);
+    dst += shift16(e0, es);
+    CK(cudaMemcpy(dst, (const char *)host + (size_t)e0 * es, slice_bytes(S, kx, ax, es, sh),
                   cudaMemcpyHostToDevice),
        "cudaMemcpy (upload)");
     pt->p = dst;
@@ -133,9 +141,9 @@ gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
             continue;
         Place &n = need[sh.dev];
         at[i].x = n.x;
-        n.x += align256(slice_bytes(r->xs, r->kx, r->ax, esx, sh));
+        n.x += align256(slice_bytes(r->xs, r->kx, r->ax, esx, sh) + 16);
         at[i].y = n.y;
-        n.y += has_y ? align256(slice_bytes(r->ys, r->ky, r->ay, esy, sh)) : 0;
+        n.y += has_y ? align256(slice_bytes(r->ys, r->ky, r->ay, esy, sh) + 16) : 0;
         at[i].out = n.out;
         n.out += chunked ? 0 : align256((size_t)sh.an * eso);
         at[i].carry = n.carry;
@@ -177,6 +185,7 @@ gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
         if (!chunked) {
             gpudot_dot_req v = view(r, x, y, esx, esy, 0, 0, sh.kn, sh.an, 1, &dx, &dy);
             st = run_kernel(&v, dx, has_y ? dy : nullptr, (char *)E->out.p + at[i].out, 0, 1);
+            E->fixed = 0;
             continue;
         }
         /* chunks: each column's kn elements as q x m, then the rest */
@@ -193,6 +202,7 @@ gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
                 st = run_kernel(&v, dx, has_y ? dy : nullptr, nullptr, 0, 0, 0, carry + m);
             }
         }
+        E->fixed = 0;
     }
     /* every device that ran something: its results, or its wait, before any way out */
     for (int i = 0; i < L->n; i++) {
@@ -235,13 +245,14 @@ gpudot_status gpudot_cuda_shards_alloc(gpudot_sharded *L, size_t es)
     gpudot_status st = GPUDOT_OK;
     for (int i = 0; i < L->n && st == GPUDOT_OK; i++) {
         gpudot_shard &sh = L->s[i];
-        sh.d = nullptr;
+        sh.d = sh.mem = nullptr;
         if (sh.kn == 0 || sh.an == 0)
             continue;
         if ((st = use_device(sh.dev)) == GPUDOT_OK) {
-            cudaError_t e = dev_malloc(&sh.d, (size_t)(sh.kn * sh.an) * es);
+            cudaError_t e = dev_malloc(&sh.mem, (size_t)(sh.kn * sh.an) * es + 16);
+            sh.d = (char *)sh.mem + shift16(sh.a0 * L->k + sh.k0, es);
             if (e != cudaSuccess) {
-                sh.d = nullptr;
+                sh.d = sh.mem = nullptr;
                 st = fail(e, "cudaMalloc");
                 char what[600];
                 snprintf(what, sizeof what, "%s on GPU %d", g_err, sh.dev);
@@ -259,9 +270,9 @@ void gpudot_cuda_shards_free(gpudot_sharded *L)
     OnPrimary back;
     for (int i = 0; i < L->n; i++) {
         gpudot_shard &sh = L->s[i];
-        if (sh.d && use_device(sh.dev) == GPUDOT_OK)
-            cudaFree(sh.d);
-        sh.d = nullptr;
+        if (sh.mem && use_device(sh.dev) == GPUDOT_OK)
+            cudaFree(sh.mem);
+        sh.d = sh.mem = nullptr;
     }
 }
 

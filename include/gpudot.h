@@ -55,8 +55,10 @@ typedef enum {
  * An array on several GPUs: k x a elements (runs of k, a columns; a vector is k x 1), cut
  * into n contiguous shards, each on one device (a device may hold several).  A vector is
  * cut at multiples of its chunk length q, anything else between columns.  Runs longer than
- * q are reduced in chunks of q, each chunk's state merged on the host in chunk order, so a
- * result has the same bits for any number and order of devices.
+ * q are reduced in chunks of q, each chunk's state merged on the host in chunk order, and
+ * every element lies at the same address modulo 16 as in one piece (the kernels' 16-byte
+ * loads start where a run's alignment allows), so a result has the same bits for any
+ * number and order of devices.
  */
 #define GPUDOT_MAX_SHARDS 64
 /* The chunk length q of new arrays (elements): runs up to q are reduced whole, by a grid
@@ -65,6 +67,7 @@ typedef enum {
 typedef struct {
     int dev;                /* CUDA ordinal */
     void *d;                /* kn x an elements; NULL where the shard is empty */
+    void *mem;              /* the allocation d lies in (see gpudot_cuda_shards_alloc) */
     int64_t k0, kn, a0, an; /* rows k0 .. k0+kn of columns a0 .. a0+an */
 } gpudot_shard;
 typedef struct {

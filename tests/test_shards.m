@@ -97,8 +97,11 @@
 %!      assert (all (abs (double (v(:)) - ref(:)) <= tol(:)), "%s: off by %g", func2str (fn),
 %!              max (abs (double (v(:)) - ref(:))));
 %!    else
-%!      assert (isequal (bits (v), bits (first)), "%s: layout %d differs",
-%!              func2str (fn), i);
+%!      assert (isequal (bits (v), bits (first)),
+%!              "%s (%s %s%s, %s): layout %d differs at %d of %d by %g",
+%!              func2str (fn), mat2str (size (x)), ifelse (iscomplex (x), "complex ", ""),
+%!              class (x), strjoin (cellfun (@num2str, args, "uniformoutput", false), " "), i,
+%!              find (bits (v) != bits (first), 1), numel (v), max (abs (double (v(:) - first(:)))));
 %!    endif
 %!  endfor
 %!endfunction
