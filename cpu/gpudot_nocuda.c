@@ -68,11 +68,6 @@ void gpudot_cuda_set_runtime_launch(int on)
     (void)on;
 }
 
-void gpudot_cuda_set_pinned_out(int on)
-{
-    (void)on;
-}
-
 gpudot_status gpudot_cuda_ladder(const gpudot_dot_req *r, int kernel, double *ms)
 {
     (void)r;

@@ -181,7 +181,7 @@ size_t held()
     for (int d = 0; d < kMaxDevices; d++) {
         const Engine &e = engines[d];
         b += e.x.cap + e.y.cap + e.out.cap + e.carry.cap + e.partials.cap + e.tickets.cap +
-             e.slots.cap + (e.mapped ? kMappedBytes : 0) + (e.pinned ? 2 * kOutPiece : 0);
+             e.slots.cap + (e.mapped ? kMappedBytes : 0);
     }
     return b;
 }
@@ -260,9 +260,6 @@ static void release_engine()
     if (E->mapped && !E->lost)
         cudaFreeHost(E->mapped);
     E->mapped = E->mapped_dev = nullptr;
-    if (E->pinned && !E->lost)
-        cudaFreeHost(E->pinned);
-    E->pinned = nullptr;
 }
 
 void gpudot_cuda_release(void)
@@ -305,12 +302,6 @@ void gpudot_cuda_set_tile_from(size_t bytes, int blocks)
 void gpudot_cuda_set_runtime_launch(int on)
 {
     E->runtime_launch = on != 0;
-}
-
-void gpudot_cuda_set_pinned_out(int on)
-{
-    for (int d = 0; d < kMaxDevices; d++)
-        engines[d].pinned_off = !on;
 }
 
 gpudot_status gpudot_cuda_malloc(void **d, size_t bytes)

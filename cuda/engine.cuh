@@ -50,9 +50,6 @@ struct Engine {
     int lost = 0;                  /* a sticky error: the context is unusable */
     int tail0 = 0; /* a kernel on stream 0 may still be ending (wait_marked saw its results) */
     int fixed = 0; /* sharded calls: grids planned from a run's length alone (plan_launch) */
-    void *pinned = nullptr; /* copy_out's two pieces (pinned host memory), on first use */
-    cudaEvent_t piece_done[2] = {};
-    int pinned_off = 0; /* test hook: large results by one pageable cudaMemcpy */
     cudaError_t launch_err = cudaSuccess; /* what cuLaunchKernel returned (kl) */
     int runtime_launch = 0; /* test hook: launch through the runtime (<<<>>>), not the driver */
     char lost_msg[640] = "";

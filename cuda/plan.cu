@@ -317,51 +317,12 @@ gpudot_status run_mapped(const gpudot_dot_req *r, const void *dx, const void *dy
     return GPUDOT_OK;
 }
 
-/* The pool's part of copy_out: 1 MiB of a piece a task. */
-struct PieceCopy {
-    char *dst;
-    const char *src;
-    size_t bytes;
-};
-
-static void piece_task(void *ctx, int64_t t)
-{
-    const PieceCopy *c = (const PieceCopy *)ctx;
-    size_t lo = (size_t)t << 20, n = c->bytes - lo < ((size_t)1 << 20) ? c->bytes - lo : (size_t)1 << 20;
-    memcpy(c->dst + lo, c->src + lo, n);
-}
-
-/* Results on the device to host memory (Octave's, pageable), after the work queued on
- * E->stream: small ones by cudaMemcpy, large ones through two pinned pieces (kOutPiece). */
+/* Results on the device to host memory, after the work queued before them.  (Large ones
+ * through pinned pieces emptied by the pool were no faster: Octave's new result array
+ * faults its pages in as it is written, which bounds them; doc/design.md.) */
 gpudot_status copy_out(void *host, const void *dev, size_t bytes)
 {
-    if (bytes < kOutPinnedFrom || E->pinned_off) {
-        CK(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), "kernel or cudaMemcpy (result)");
-        return GPUDOT_OK;
-    }
-    if (!E->pinned) {
-        CK(cudaHostAlloc(&E->pinned, 2 * kOutPiece, cudaHostAllocDefault), "cudaHostAlloc");
-        for (int i = 0; i < 2; i++)
-            CK(cudaEventCreateWithFlags(&E->piece_done[i], cudaEventDisableTiming),
-               "cudaEventCreate");
-    }
-    size_t npieces = (bytes + kOutPiece - 1) / kOutPiece;
-    char *pin[2] = {(char *)E->pinned, (char *)E->pinned + kOutPiece};
-    auto queue = [&](size_t i) -> cudaError_t {
-        size_t lo = i * kOutPiece, n = bytes - lo < kOutPiece ? bytes - lo : kOutPiece;
-        cudaError_t e = cudaMemcpyAsync(pin[i & 1], (const char *)dev + lo, n,
-                                        cudaMemcpyDeviceToHost, E->stream);
-        return e == cudaSuccess ? cudaEventRecord(E->piece_done[i & 1], E->stream) : e;
-    };
-    CK(queue(0), "kernel or cudaMemcpy (result)");
-    for (size_t i = 0; i < npieces; i++) {
-        if (i + 1 < npieces)
-            CK(queue(i + 1), "kernel or cudaMemcpy (result)");
-        CK(cudaEventSynchronize(E->piece_done[i & 1]), "kernel or cudaMemcpy (result)");
-        size_t lo = i * kOutPiece, n = bytes - lo < kOutPiece ? bytes - lo : kOutPiece;
-        PieceCopy c{(char *)host + lo, pin[i & 1], n};
-        gpudot_pool_run((int64_t)((n + ((size_t)1 << 20) - 1) >> 20), piece_task, &c);
-    }
+    CK(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), "kernel or cudaMemcpy (result)");
     return GPUDOT_OK;
 }
 

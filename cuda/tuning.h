@@ -86,12 +86,6 @@ constexpr size_t kSlotDemote = (size_t)4 << 20;
 constexpr size_t kPackPerThread = (size_t)128 << 10;
 /* Outputs up to this size stay on the device until the end of a chunked call. */
 constexpr size_t kOutWhole = (size_t)256 << 20;
-/* Results from kOutPinnedFrom bytes come back through two pinned pieces of kOutPiece (the
- * copy engine filling one while the pool's threads empty the other into Octave's array):
- * a pageable cudaMemcpy of large results was the slow part of big queries (see
- * doc/design.md). */
-constexpr size_t kOutPinnedFrom = (size_t)1 << 20;
-constexpr size_t kOutPiece = (size_t)8 << 20;
 /* Calls of up to 256 KiB of operands skip the ring (one thread packs, one kernel reads over
  * PCIe): 0.59-0.91x the ring's time; at 512 KiB 1.34-1.54x. */
 constexpr size_t kDirectBytes = (size_t)256 << 10;

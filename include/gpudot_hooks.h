@@ -73,9 +73,6 @@ void gpudot_cuda_set_tile_from(size_t bytes, int blocks);
 /* Test hook: on != 0 launches the engine's kernels through the runtime (<<<>>>) instead of
  * the driver's cuLaunchKernel, the way taken where the driver's entry point is missing. */
 void gpudot_cuda_set_runtime_launch(int on);
-/* Test and bench hook: on == 0 copies large results by one pageable cudaMemcpy, as before
- * the pinned pieces (copy_out). */
-void gpudot_cuda_set_pinned_out(int on);
 
 #ifdef __cplusplus
 }

@@ -8,8 +8,6 @@
  *                                                       the next kernel traps ("trap"), or the
  *                                                       next device allocation fails ("alloc";
  *                                                       on GPU dev, after skip that succeed)
- *   __gpudot__ ("pinned_out", on)                       large results through pinned pieces (1,
- *                                                       the default) or one pageable copy (0)
  *   __gpudot__ ("shard_chunk", q)                       chunk length of new garrays on several
  *                                                       GPUs (0: the default)
  *   __gpudot__ ("staging_cap", bytes[, piece[, pack]])  the ring's slot cap (forces chunks),
@@ -94,12 +92,6 @@ static void hook_runtime_launch(int nlhs, mxArray *plhs[], int nrhs, const mxArr
     gpudot_cuda_set_runtime_launch(mxGetScalar(prhs[1]) != 0);
 }
 
-static void hook_pinned_out(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
-{
-    (void)nlhs, (void)plhs;
-    gpudot_cuda_set_pinned_out(count_arg("pinned_out", nrhs == 2 ? prhs[1] : NULL) != 0);
-}
-
 static void hook_shard_chunk(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     (void)nlhs, (void)plhs;
@@ -108,7 +100,6 @@ static void hook_shard_chunk(int nlhs, mxArray *plhs[], int nrhs, const mxArray 
 
 const gateway_op gateway_hook_ops[] = {
     {"shard_chunk", hook_shard_chunk},
-    {"pinned_out", hook_pinned_out},
     {"__entry_calls__", hook_entry_calls},
     {"__ping__", hook_ping},
     {"__fault__", hook_fault},
