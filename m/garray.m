@@ -3,6 +3,7 @@
 
 ## -*- texinfo -*-
 ## @deftypefn  {} {@var{g} =} garray (@var{x})
+## @deftypefnx {} {@var{g} =} garray (@var{x}, "devices", @var{D})
 ## Copy @var{x} to the GPU once, to reduce it there many times.
 ##
 ## @var{x} must be a full single or double array, real or complex, of any shape;
@@ -18,6 +19,15 @@
 ## @end group
 ## @end example
 ##
+## With @qcode{"devices"}, @var{x} is split across the GPUs in @var{D} (device indices from
+## 0, or @qcode{"all"}; a device may repeat, for several pieces on one GPU): a vector in
+## pieces of 2^22 elements, anything else between columns.  @code{gdot}, @code{gnorm} and
+## @code{gcosine} then run on all of them at once, along the first dimension (a vector:
+## along its length), beside host arrays or garrays of the same devices, and give the same
+## bits for any list of devices: runs longer than a piece are reduced piece by piece and
+## merged on the host in order.  Other dimensions, and garrays of other devices beside it,
+## are errors (gather it first).
+##
 ## @code{gather (@var{g})} returns the data bit for bit.  @code{size}, @code{numel},
 ## @code{ndims}, @code{rows}, @code{columns}, @code{isempty}, @code{isreal},
 ## @code{classUnderlying} (the element class) work, and @code{disp} shows size, element
@@ -32,7 +42,9 @@
 ## live garrays and their bytes.
 ##
 ## Errors (identifiers): @code{gpudot:badType} (not a full single or double array, or a
-## deleted garray), @code{gpudot:badDim} (more than 64 dimensions),
+## deleted garray), @code{gpudot:badOption} (a bad @qcode{"devices"}),
+## @code{gpudot:noDevice} (no GPU, or no such device), @code{gpudot:badDim} (more than 64
+## dimensions),
 ## @code{gpudot:outOfMemory} (the device cannot hold it: nothing is kept),
 ## @code{gpudot:cuda} (a CUDA failure, with CUDA's text; after a kernel fault, the
 ## garrays of the lost context cannot be read: restart Octave).  Warning:
