@@ -131,3 +131,10 @@ gpudot_status gpudot_cuda_shards_copy(const gpudot_sharded *L, void *host, size_
     (void)L, (void)host, (void)es, (void)to_device;
     return GPUDOT_NO_DEVICE;
 }
+
+gpudot_status gpudot_cuda_gather(void *dst, const void *src, const int64_t *idx, int64_t n,
+                                 size_t es)
+{
+    (void)dst, (void)src, (void)idx, (void)n, (void)es;
+    return GPUDOT_NO_DEVICE;
+}

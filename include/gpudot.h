@@ -161,6 +161,10 @@ int gpudot_cuda_lost(void);
  * from or to host memory, the shards' copies running at once.  (A shard whose device was
  * lost is not freed: its context is gone.) */
 int gpudot_cuda_device_count(void);
+/* dst[i] = src[idx[i]] for i < n (0-based element indices, on the host), elements of es
+ * bytes (4, 8 or 16), src and dst device memory of the primary device (garray indexing). */
+gpudot_status gpudot_cuda_gather(void *dst, const void *src, const int64_t *idx, int64_t n,
+                                 size_t es);
 gpudot_status gpudot_cuda_shards_alloc(gpudot_sharded *L, size_t es);
 void gpudot_cuda_shards_free(gpudot_sharded *L);
 gpudot_status gpudot_cuda_shards_copy(const gpudot_sharded *L, void *host, size_t es, int to_device);

@@ -87,6 +87,9 @@ classdef garray < handle
         endif
         devs = varargin(2);
       endif
+      if (isa (x, "garray"))          # a copy
+        x = gather (x);
+      endif
       if (! isfloat (x) || issparse (x))
         error ("gpudot:badType",
                "garray: X must be a full single or double array (real or complex), not %s%s",
@@ -117,22 +120,215 @@ classdef garray < handle
       endif
     endfunction
 
-    function x = gather (g)
-      __check__ (g, "gather");
-      if (g.ondevice)
-        x = __gpudot__ ("garray_gather", g.id);
-      else
-        x = g.ref;
-      endif
+    function varargout = gather (varargin)
+      ## any number of values: garrays' data to the host, the rest as they are
+      varargout = varargin;
+      for i = 1:numel (varargin)
+        g = varargin{i};
+        if (isa (g, "garray"))
+          __check__ (g, "gather");
+          if (g.ondevice)
+            varargout{i} = __gpudot__ ("garray_gather", g.id);
+          else
+            varargout{i} = g.ref;
+          endif
+        endif
+      endfor
     endfunction
 
     function varargout = size (g, varargin)
-      [varargout{1:max (nargout, 1)}] = size (zeros (g.dims), varargin{:});
+      d = g.dims;
+      if (nargin > 1)
+        k = [varargin{:}];
+        d(end+1:max (k)) = 1;
+        d = d(k);
+      elseif (nargout > 1)
+        d(end+1:nargout) = 1;
+        d = [d(1:nargout-1) prod(d(nargout:end))];
+      endif
+      if (nargout <= 1)
+        varargout = {d};
+      else
+        varargout = num2cell (d);
+      endif
     endfunction
 
     function n = numel (g, varargin)
-      n = prod (g.dims);
+      ## with indices: the outputs an indexing gives (one garray)
+      if (nargin > 1)
+        n = 1;
+      else
+        n = prod (g.dims);
+      endif
     endfunction
+
+    function n = length (g)
+      n = ifelse (any (g.dims == 0), 0, max (g.dims));
+    endfunction
+
+    function e = end (g, k, n)
+      d = g.dims;
+      if (n == 1)
+        e = prod (d);
+      elseif (k < n)
+        d(end+1:k) = 1;
+        e = d(k);
+      else
+        d(end+1:k) = 1;
+        e = prod (d(k:end));
+      endif
+    endfunction
+
+    ## g(...): a new garray of the selection, made on the device
+    function varargout = subsref (g, s)
+      switch (s(1).type)
+        case "()"
+          __check__ (g, "index");
+          [L, sz] = __garray_index__ (g.dims, s(1).subs);
+          if (! g.ondevice)
+            r = garray (reshape (g.ref(L), sz));
+          elseif (numel (g.devices) > 1)   # on several GPUs: through the host
+            x = gather (g);
+            r = garray (reshape (x(L), sz), "devices", g.devices);
+          else
+            r = garray.from_id (__gpudot__ ("garray_index", g.id, L, sz), sz, g.elclass,
+                                g.cplx, g.devices);
+          endif
+          if (numel (s) > 1)
+            [varargout{1:max (nargout, 1)}] = subsref (r, s(2:end));
+          else
+            varargout = {r};
+          endif
+        case "."
+          [varargout{1:max (nargout, 1)}] = builtin ("subsref", g, s);
+        otherwise
+          error ("gpudot:badType", "garray: only () indexing is defined (a garray is not a cell)");
+      endswitch
+    endfunction
+
+    function g = subsasgn (g, s, v)
+      error ("gpudot:gatherFirst", "garray: assignment into a garray is not supported; x = gather (g) first");
+    endfunction
+
+    function x = double (g)
+      x = double (gather (g));
+    endfunction
+
+    function x = single (g)
+      x = single (gather (g));
+    endfunction
+
+    function tf = isequal (varargin)
+      for i = 1:numel (varargin)
+        if (isa (varargin{i}, "garray"))
+          varargin{i} = gather (varargin{i});
+        endif
+      endfor
+      tf = isequal (varargin{:});
+    endfunction
+
+    function tf = isa (g, cls)
+      tf = any (strcmp (cls, {"garray", "handle", "float", "numeric"}));
+    endfunction
+
+    function tf = isfloat (g)
+      tf = true;
+    endfunction
+
+    function tf = isnumeric (g)
+      tf = true;
+    endfunction
+
+    function tf = iscomplex (g)
+      tf = g.cplx;
+    endfunction
+
+    function tf = isvector (g)
+      tf = numel (g.dims) == 2 && any (g.dims == 1) && prod (g.dims) >= 1;
+    endfunction
+
+    function tf = isscalar (g)
+      tf = prod (g.dims) == 1;
+    endfunction
+
+    ## Octave's reductions on garrays run on the device, with their semantics
+    function d = dot (x, y, varargin)
+      d = gdot (x, y, varargin{:});
+    endfunction
+
+    function n = vecnorm (x, p = 2, varargin)
+      n = gnorm (x, p, varargin{:});
+    endfunction
+
+    function n = norm (x, p = 2, opt = "")
+      if (! isempty (opt))
+        if (any (strcmpi (opt, {"rows"})))
+          n = gnorm (x, p, 2);
+        elseif (any (strcmpi (opt, {"columns", "cols"})))
+          n = gnorm (x, p, 1);
+        else
+          error ("gpudot:badOption", "norm: OPT must be \"rows\", \"columns\" or \"cols\"");
+        endif
+        return;
+      endif
+      if (ischar (p) && strcmpi (p, "fro"))
+        n = gnorm (x, "fro");
+      elseif (numel (x.dims) == 2 && any (x.dims == 1) || any (x.dims == 0))
+        n = gnorm (x, p);
+        if (isempty (n))
+          n = zeros (1, 1, x.elclass);
+        endif
+        n = n(1);
+      elseif (isnumeric (p) && p == 1)
+        n = max (gnorm (x, 1, 1));
+      elseif ((isnumeric (p) && p == Inf) || (ischar (p) && strcmpi (p, "inf")))
+        n = max (gnorm (x, 1, 2));
+      else
+        error ("gpudot:gatherFirst",
+               "norm: this matrix norm of a garray needs its singular values; norm (gather (A), ...)");
+      endif
+    endfunction
+
+    function s = sum (x, varargin)
+      if (numel (varargin) > 1 || (numel (varargin) == 1 && ! isnumeric (varargin{1})))
+        error ("gpudot:gatherFirst", "sum: a garray takes sum (g) or sum (g, dim); sum (gather (g), ...) for more");
+      endif
+      if (isempty (varargin) && isequal (x.dims, [0 0]))
+        s = zeros (1, 1, x.elclass);
+      else
+        s = gdot (ones (1, 1, x.elclass), x, varargin{:});
+      endif
+    endfunction
+
+    ## everything else needs the data on the host
+    function r = plus (varargin),     r = garray.host_only ("+"); endfunction
+    function r = minus (varargin),    r = garray.host_only ("-"); endfunction
+    function r = times (varargin),    r = garray.host_only (".*"); endfunction
+    function r = mtimes (varargin),   r = garray.host_only ("*"); endfunction
+    function r = rdivide (varargin),  r = garray.host_only ("./"); endfunction
+    function r = ldivide (varargin),  r = garray.host_only (".\\"); endfunction
+    function r = mrdivide (varargin), r = garray.host_only ("/"); endfunction
+    function r = mldivide (varargin), r = garray.host_only ("\\"); endfunction
+    function r = power (varargin),    r = garray.host_only (".^"); endfunction
+    function r = mpower (varargin),   r = garray.host_only ("^"); endfunction
+    function r = uminus (varargin),   r = garray.host_only ("unary -"); endfunction
+    function r = uplus (varargin),    r = garray.host_only ("unary +"); endfunction
+    function r = not (varargin),      r = garray.host_only ("!"); endfunction
+    function r = and (varargin),      r = garray.host_only ("&"); endfunction
+    function r = or (varargin),       r = garray.host_only ("|"); endfunction
+    function r = eq (varargin),       r = garray.host_only ("=="); endfunction
+    function r = ne (varargin),       r = garray.host_only ("!="); endfunction
+    function r = lt (varargin),       r = garray.host_only ("<"); endfunction
+    function r = le (varargin),       r = garray.host_only ("<="); endfunction
+    function r = gt (varargin),       r = garray.host_only (">"); endfunction
+    function r = ge (varargin),       r = garray.host_only (">="); endfunction
+    function r = transpose (varargin),  r = garray.host_only (".'"); endfunction
+    function r = ctranspose (varargin), r = garray.host_only ("'"); endfunction
+    function r = horzcat (varargin),  r = garray.host_only ("[ , ]"); endfunction
+    function r = vertcat (varargin),  r = garray.host_only ("[ ; ]"); endfunction
+    function r = cat (varargin),      r = garray.host_only ("cat"); endfunction
+    function r = abs (varargin),      r = garray.host_only ("abs"); endfunction
+    function r = saveobj (varargin),  r = garray.host_only ("save"); endfunction
 
     function n = ndims (g)
       n = numel (g.dims);
@@ -173,6 +369,11 @@ classdef garray < handle
       endif
       printf ("  %s %s%s garray on %s\n", strjoin (arrayfun (@num2str, g.dims, "uniformoutput", false), "x"),
               ifelse (g.cplx, "complex ", ""), g.elclass, dev);
+      ## the values too where they are few, as for host arrays
+      if (prod (g.dims) > 0 && prod (g.dims) <= 1000)
+        printf ("\n");
+        disp (gather (g));
+      endif
     endfunction
 
     function display (g)
@@ -181,6 +382,28 @@ classdef garray < handle
       printf ("\n");
     endfunction
 
+  endmethods
+
+  methods (Static, Hidden = true)
+    ## a garray object for a registry entry the gateway made (indexing)
+    function g = from_id (id, sz, elclass, cplx, devices)
+      g = garray ([]);     # an empty placeholder, replaced below
+      __gpudot__ ("garray_free", g.id);
+      g.id = id;
+      g.ondevice = true;
+      g.ref = struct ("garray_id", id);
+      g.dims = sz;
+      g.elclass = elclass;
+      g.cplx = cplx;
+      g.devices = devices;
+    endfunction
+
+    function r = host_only (op)
+      r = [];
+      error ("gpudot:gatherFirst",
+             "garray: %s is not defined for garrays, which hold data for gdot, gnorm and gcosine; gather (g) returns it to the host",
+             op);
+    endfunction
   endmethods
 
   methods (Access = private)

@@ -326,6 +326,10 @@ typedef struct {
 static void broadcast(const char *fn, int has_y, int have_dim, int64_t dim, bcast_t *b)
 {
     shape_t *sx = &b->sx, *sy = &b->sy, *sb = &b->sb;
+    /* a DIM past both operands' dimensions is a singleton one, as any other there */
+    int most = sx->nd > sy->nd ? sx->nd : sy->nd;
+    if (have_dim && dim > most + 1 && most < MAXDIMS)
+        dim = most + 1;
     if (sx->nd > MAXDIMS || sy->nd > MAXDIMS || dim > MAXDIMS)
         gd_error("gpudot:badDim", "%s: at most %d dimensions are supported", fn, MAXDIMS);
     if (has_y && !have_dim && is_vector(sx) && is_vector(sy) && numel_of(sx) == numel_of(sy)) {
@@ -405,18 +409,23 @@ static const void *engine_operand(const char *fn, const operand_t *O, int gpu, i
 
 /* The engine's call, then cleanup (the temporaries, the lock) before any error is raised. */
 static void run_engine(const char *fn, gpudot_dot_req *r, int gpu, void *out, int out_single,
-                       int64_t nvals, void *tmp_x, void *tmp_y)
+                       int out_wide, int64_t nvals, void *tmp_x, void *tmp_y)
 {
     void *tmp_out = NULL;
     if (out_single && r->type == GPUDOT_F64) /* computed in double for a single result */
         r->out = tmp_out = mxMalloc((size_t)nvals * sizeof(double));
+    if (out_wide) /* computed in single (a resident operand) for a double result */
+        r->out = tmp_out = mxMalloc((size_t)nvals * sizeof(float));
     GPUDOT_MARK(GPUDOT_STAGE_PREPARE);
     gpudot_status st = gpu ? gpudot_cuda_dot(r, gpudot_interrupt_pending)
                            : gpudot_cpu_dot(r, gpudot_interrupt_pending);
     GPUDOT_MARK(GPUDOT_STAGE_ENGINE_EXIT);
-    if (st == GPUDOT_OK && tmp_out)
+    if (st == GPUDOT_OK && tmp_out && !out_wide)
         for (int64_t i = 0; i < nvals; i++)
             ((float *)out)[i] = (float)((double *)tmp_out)[i];
+    if (st == GPUDOT_OK && out_wide)
+        for (int64_t i = 0; i < nvals; i++)
+            ((double *)out)[i] = ((float *)tmp_out)[i];
     if (tmp_x)
         mxFree(tmp_x);
     if (tmp_y)
@@ -456,12 +465,38 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     int cx = X.cplx, cy = has_y && Y.cplx;
     int single, out_single;
     classes_of(fn, &X, &Y, has_y, &single, &out_single);
+    if (c->int_in)
+        out_single = 0;
+    /* norm (A, "fro"), without DIM: the 2-norm of all of A's elements */
+    int fro = 0;
+    if (op == GPUDOT_OP_NORM && c->p && mxIsChar(c->p) && !c->have_dim) {
+        char *ps = get_string(c->p);
+        fro = ps && !strcasecmp(ps, "fro");
+        mxFree(ps);
+    }
+    if (fro) {
+        int64_t n = numel_of(&b.sb);
+        b.sx.nd = b.sb.nd = b.nd = nd = 2;
+        for (int j = 0; j < MAXDIMS; j++)
+            b.sx.d[j] = b.sb.d[j] = j == 0 ? n : 1;
+        b.d = d = 0;
+    }
+    /* norm ([]) and vecnorm ([]) are 0 */
+    int empty00 = op == GPUDOT_OP_NORM && !c->have_dim && X.sh.nd == 2 && X.sh.d[0] == 0 &&
+                  X.sh.d[1] == 0;
+    if (empty00) {
+        void *z;
+        plhs[0] = make_out(2, (mwSize[]){1, 1}, out_single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, 0,
+                           &z);
+        return;
+    }
     mwSize odims[MAXDIMS];
     for (int j = 0; j < nd; j++)
         odims[j] = (mwSize)(j == d ? 1 : b.sb.d[j]);
     void *out;
     plhs[0] = make_out(nd, odims, out_single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, has_y && (cx || cy),
                        &out);
+    int out_wide = !out_single && single; /* a single computation, a double result */
 
     gpudot_dot_req r;
     req_init(&r, op, pk, pval, single, cx, cy, c->accum);
@@ -490,8 +525,8 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     r.xs = gpu ? X.shd : NULL;
     r.ys = has_y && gpu ? Y.shd : NULL;
     r.out = out;
-    run_engine(fn, &r, gpu, out, out_single, r.nb * r.na * (has_y && (cx || cy) ? 2 : 1), tmp_x,
-               tmp_y);
+    run_engine(fn, &r, gpu, out, out_single, out_wide,
+               r.nb * r.na * (has_y && (cx || cy) ? 2 : 1), tmp_x, tmp_y);
 }
 
 /* gdot (x, y, "kernel", K): one real dot product with a kernel of the reduction ladder
@@ -753,6 +788,69 @@ static void op_garray_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *pr
     }
 }
 
+/* id = __gpudot__ ("garray_index", id, L, dims): a new garray of dims holding the elements
+ * L (1-based linear indices, checked here) of garray id, selected on the device. */
+static void op_garray_index(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs;
+    const garr_t *g = nrhs == 4 && mxIsNumeric(prhs[1]) && mxGetNumberOfElements(prhs[1]) == 1
+                          ? registry_find((int64_t)mxGetScalar(prhs[1]))
+                          : NULL;
+    if (!g || !g->d || !mxIsDouble(prhs[2]) || mxIsComplex(prhs[2]) || !mxIsDouble(prhs[3]) ||
+        mxGetNumberOfElements(prhs[3]) < 2 || mxGetNumberOfElements(prhs[3]) > MAXDIMS)
+        gd_error("gpudot:badType", "__gpudot__: garray_index takes a garray on one GPU, indices "
+                                   "and dimensions");
+    /* (registry_reserve may move the entries: g is read here, before it) */
+    const void *src = g->d;
+    int g_single = g->single, g_cplx = g->cplx;
+    size_t es = (g->single ? 4 : 8) * (g->cplx ? 2 : 1);
+    size_t numel = g->bytes / es, n = mxGetNumberOfElements(prhs[2]);
+    const double *L = mxGetDoubles(prhs[2]), *dv = mxGetDoubles(prhs[3]);
+    garr_t e;
+    memset(&e, 0, sizeof e);
+    e.nd = (int)mxGetNumberOfElements(prhs[3]);
+    size_t want = 1;
+    for (int j = 0; j < e.nd; j++) {
+        e.dims[j] = (mwSize)dv[j];
+        want *= (size_t)dv[j];
+    }
+    if (want != n)
+        gd_error("gpudot:sizeMismatch", "__gpudot__: garray_index: dimensions of %zu elements for "
+                                        "%zu indices",
+                 want, n);
+    int64_t *idx = mxMalloc(n ? n * sizeof *idx : 1);
+    for (size_t i = 0; i < n; i++) {
+        double v = L[i];
+        if (!(v >= 1) || v != floor(v) || v > (double)numel) {
+            mxFree(idx);
+            if (v == floor(v) && v > (double)numel)
+                gd_error("Octave:index-out-of-bounds", "index (%.0f): out of bound %zu", v,
+                         numel);
+            gd_error("Octave:index-out-of-bounds",
+                     "index (%g): subscripts must be either integers 1 to (2^63)-1 or logicals",
+                     v);
+        }
+        idx[i] = (int64_t)v - 1;
+    }
+    if (!registry_reserve()) {
+        mxFree(idx);
+        gd_error("gpudot:outOfMemory", "garray: out of host memory");
+    }
+    e.id = registry_next_id();
+    e.single = g_single;
+    e.cplx = g_cplx;
+    e.bytes = n * es;
+    gpudot_status st = gpudot_cuda_malloc(&e.d, e.bytes);
+    if (st == GPUDOT_OK && (st = gpudot_cuda_gather(e.d, src, idx, (int64_t)n, es)) != GPUDOT_OK)
+        gpudot_cuda_free(e.d);
+    mxFree(idx);
+    if (st != GPUDOT_OK)
+        raise_status("garray", st, gpudot_cuda_last_error());
+    registry_add(&e);
+    update_lock();
+    plhs[0] = mxCreateDoubleScalar((double)e.id);
+}
+
 /* __gpudot__ ("garray_free", id): unknown ids are ignored (delete may run twice, or after
  * the registry was emptied at exit). */
 static void op_garray_free(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
@@ -856,6 +954,11 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     GPUDOT_MARK(GPUDOT_STAGE_EXIT);
 }
 
+static int is_int_operand(const mxArray *a)
+{
+    return a && mxIsNumeric(a) && !mxIsDouble(a) && !mxIsSingle(a) && !mxIsClass(a, "garray");
+}
+
 /* A call of public entry e with the user's arguments. */
 static void call_public(size_t e, int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
@@ -863,6 +966,10 @@ static void call_public(size_t e, int nlhs, mxArray *plhs[], int nrhs, const mxA
     gpudot_op op = public_entries[e].op;
     call_t c;
     parse_public(fn, op, nrhs, prhs, &c);
+    if (nlhs > 1 && c.kernel < 0)
+        gd_error("Octave:invalid-fun-call", "%s: function called with too many outputs", fn);
+    /* as dot: an integer operand makes the result double */
+    c.int_in = is_int_operand(c.x) || (op != GPUDOT_OP_NORM && is_int_operand(c.y));
     c.x = public_operand(fn, "X", c.x);
     if (op != GPUDOT_OP_NORM)
         c.y = public_operand(fn, "Y", c.y);
@@ -911,6 +1018,7 @@ static const gateway_op public_ops[] = {
     {"garray_new", op_garray_new},
     {"garray_free", op_garray_free},
     {"garray_gather", op_garray_gather},
+    {"garray_index", op_garray_index},
     {"release", op_release},
 };
 

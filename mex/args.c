@@ -26,7 +26,7 @@ int gpudot_entry_option(const char *name)
 int string_index(const char *s, const char *const *names, int n)
 {
     for (int i = 0; s && i < n; i++)
-        if (!strcmp(s, names[i]))
+        if (!strcasecmp(s, names[i])) /* option values as Octave's own: any case */
             return i;
     return -1;
 }

@@ -58,6 +58,7 @@ typedef struct {
     gpudot_accum accum;
     int dev;
     int kernel; /* gdot's "kernel" option: -1 none, else the ladder index */
+    int int_in; /* an operand was of an integer class (dot's result is then double) */
 } call_t;
 int parse_accum(const mxArray *a, gpudot_accum *acc);
 int parse_device(const mxArray *a, int *dev);

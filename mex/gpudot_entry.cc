@@ -230,7 +230,7 @@ octave_value_list entry(const char *fn, gpudot_op op, octave_builtin::fcn self,
         dispatch_garray(fn, self);
     }
     octave_value r;
-    if (fast_call(fn, op, args, r))
+    if (nargout <= 1 && fast_call(fn, op, args, r))
         return r;
     octave_value_list fwd(args.length() + 2);
     fwd(0) = "__entry__";

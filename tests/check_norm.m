@@ -7,6 +7,9 @@
 function check_norm (x, p, dimargs, accum, device)
 
   got = gnorm (x, p, dimargs{:}, "accum", accum, "device", device);
+  if (ischar (p) && strcmpi (p, "fro") && isempty (dimargs))
+    x = x(:);                    # norm (A, "fro"): all of A's elements
+  endif
   dim = reduce_dim (size (x), dimargs);
   [ref, n] = ref_norm (x, p, dim);
   if (dim > ndims (x))

@@ -1,0 +1,189 @@
+## garray as an array: indexing (made on the device where there is one), size queries,
+## conversions, comparisons, display, gather of any value, Octave's reductions on garrays,
+## clear errors for what needs host data; and the Octave-parity cases of gdot and gnorm.
+
+%!shared x, g, A, B, subs1, subs2
+%! warning ("off", "gpudot:noDevice");
+%! x = single ([1 2 3 4 5]);
+%! g = garray (x);
+%! A = reshape (1:60, 3, 4, 5) + 0.5i;
+%! B = garray (A);
+%! subs1 = {1, 5, ":", 2:4, [5 1 3], [1; 2], logical([1 0 1 0 1]), zeros(1, 0), []};
+%! subs1(end+1:end+3) = {ones(2, 2), true, logical([0 0 0 0 0])};
+%! subs2 = {{":", 1}, {2, ":"}, {1:2, [4 1]}, {3, 4, 5}, {":", ":", 2}, {":", 7}};
+%! subs2(end+1:end+4) = {{logical([1 0 1]), 2}, {2, 3:2}, {":"}, {[3 1], ":", [5 5]}};
+%! subs2(end+1:end+4) = {{1, 1, 1, 1}, {5}, {[1 2; 3 4]}, {logical([1 0 1]), ":", 1}};
+
+%!test
+%! ## every subscript form gives the host's values, class and size, as a garray
+%! for i = 1:numel (subs1)
+%!   r = g(subs1{i});
+%!   assert (isa (r, "garray"));
+%!   assert (gather (r), x(subs1{i}));
+%! endfor
+%! for i = 1:numel (subs2)
+%!   r = B(subs2{i}{:});
+%!   assert (gather (r), A(subs2{i}{:}));
+%! endfor
+%! assert (gather (g(end)), x(end));
+%! assert (gather (B(end, end, end)), A(end, end, end));
+%! assert (gather (B(end)), A(end));
+%! assert (gather (B(2, end)), A(2, end));
+%! assert (gather (g(end-1:end)), x(end-1:end));
+%! assert (gather (B(:)), A(:));
+
+%!error <out of bound 5> g(6)
+%!error <out of bound> g(0)
+%!error <out of bound 3> B(4, 1)
+%!error <out of bound 20> B(1, 21)
+%!error <only \(\) indexing> g{1}
+%!error <assignment into a garray> g(1) = 2
+
+%!test
+%! ## size queries, conversions, identity of contents
+%! assert (length (g), 5);
+%! assert (length (garray (zeros (3, 0))), 0);
+%! assert (numel (B), 60);
+%! assert (size (B, 2), 4);
+%! assert (size (B, [1 3]), [3 5]);
+%! assert (size (B, 7), 1);
+%! [r, c] = size (B);
+%! assert ([r c], [3 20]);
+%! [r, c, p, q] = size (B);
+%! assert ([r c p q], [3 4 5 1]);
+%! assert (ndims (B), 3);
+%! assert (double (g), double (x));
+%! assert (class (double (g)), "double");
+%! assert (single (B), single (A));
+%! assert (isequal (g, garray (x)));
+%! assert (isequal (g, x));
+%! assert (isequal (x, g));
+%! assert (! isequal (g, garray (x + 1)));
+%! assert (isa (g, "float") && isa (g, "numeric") && isa (g, "garray"));
+%! assert (! isa (g, "integer"));
+%! assert (isfloat (g) && isnumeric (g) && isvector (g) && ! isscalar (g));
+%! assert (iscomplex (B) && ! isreal (B));
+%! h = garray (g);
+%! assert (gather (h), x);
+%! assert (h.id != g.id);
+
+%!test
+%! ## gather: any value, several at once
+%! assert (gather ([1 2 3]), [1 2 3]);
+%! [a, b] = gather (g, "text");
+%! assert (a, x);
+%! assert (b, "text");
+
+%!test
+%! ## display: where the data lives, and the values of small arrays
+%! s = evalc ("g");
+%! assert (! isempty (strfind (s, "1x5 single garray on")));
+%! assert (! isempty (strfind (s, "4")));
+%! s = evalc ("disp (garray (zeros (100, 100)))");
+%! assert (numel (strsplit (strtrim (s), "\n")), 1);
+
+%!test
+%! ## Octave's reductions on garrays: their values, class and size
+%! M = garray (magic (4));
+%! m = magic (4);
+%! assert (dot (g, g), dot (x, x));
+%! assert (class (dot (g, g)), "single");
+%! assert (dot (M, M, 2), dot (m, m, 2));
+%! assert (norm (g), norm (x), 4 * eps ("single"));
+%! assert (norm (g, 1), norm (x, 1));
+%! assert (norm (g, Inf), norm (x, Inf));
+%! assert (norm (M, "fro"), norm (m, "fro"), -8 * eps);
+%! assert (norm (M, 1), norm (m, 1));
+%! assert (norm (M, Inf), norm (m, Inf));
+%! assert (norm (M, 2, "rows"), norm (m, 2, "rows"), -8 * eps);
+%! assert (norm (M, 2, "columns"), norm (m, 2, "columns"), -8 * eps);
+%! assert (vecnorm (M), vecnorm (m), -8 * eps);
+%! assert (vecnorm (M, 1, 2), vecnorm (m, 1, 2));
+%! assert (sum (M), sum (m));
+%! assert (sum (M, 2), sum (m, 2));
+%! assert (sum (g), sum (x));
+%! assert (class (sum (g)), "single");
+%! assert (sum (garray ([])), sum ([]));
+%! assert (sum (garray (zeros (0, 3))), sum (zeros (0, 3)));
+%! assert (sum (B, 3), sum (A, 3));
+%! try
+%!   norm (M);
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "gpudot:gatherFirst");
+%! end_try_catch
+
+%!test
+%! ## everything else: one error naming gather
+%! ops = {@() g + 1, @() 1 - g, @() g .* g, @() g * 2, @() g ./ 2, @() g .^ 2, @() -g, ...
+%!        @() g == g, @() g < 1, @() g', @() g.', @() ! g, @() abs (g), @() horzcat (g, g), ...
+%!        @() vertcat (g, g), @() cat (1, g, g)};
+%! for i = 1:numel (ops)
+%!   try
+%!     ops{i} ();
+%!     error ("no error for %s", func2str (ops{i}));
+%!   catch err
+%!     assert (err.identifier, "gpudot:gatherFirst", func2str (ops{i}));
+%!     assert (! isempty (strfind (err.message, "gather")));
+%!   end_try_catch
+%! endfor
+
+%!test
+%! ## save: refused (Octave cannot save classdef objects; gather first)
+%! f = [tempname() ".mat"];
+%! unwind_protect
+%!   fail ("save ('-binary', f, 'g')");
+%! unwind_protect_cleanup
+%!   if (exist (f, "file"))
+%!     unlink (f);
+%!   endif
+%! end_unwind_protect
+
+%!testif ; gpudot_gpu_available ()
+%! ## on the GPU: the selection is a new garray on the device (live garrays and bytes grow
+%! ## by it), gathered bit for bit, every class and complexity
+%! s0 = gpudot_info ();
+%! for c = {"single", "double"}
+%!   for cp = [false true]
+%!     H = randn (7, 9, 3);
+%!     if (cp)
+%!       H = complex (H, randn (7, 9, 3));
+%!     endif
+%!     H = cast (H, c{1});
+%!     G = garray (H);
+%!     for i = 1:numel (subs2)
+%!       r = G(subs2{i}{:});
+%!       assert (isequal (gather (r), H(subs2{i}{:})));
+%!       assert (class (gather (r)), c{1});
+%!     endfor
+%!     r = G(:, 2:5, [3 1]);
+%!     s1 = gpudot_info ();
+%!     assert (s1.garrays, s0.garrays + 2);
+%!     assert (gdot (r, r), gdot (H(:, 2:5, [3 1]), H(:, 2:5, [3 1])), -1e-6);
+%!   endfor
+%! endfor
+
+%!test
+%! ## Octave parity of gdot and gnorm
+%! assert (gnorm ([]), 0);
+%! assert (gnorm (single ([])), single (0));
+%! assert (gnorm (magic (3), "fro"), norm (magic (3), "fro"), 8 * eps);
+%! assert (gnorm (magic (3), "FRO"), norm (magic (3), "fro"), 8 * eps);
+%! assert (size (gnorm (magic (3), "fro", 1)), [1 3]);
+%! assert (class (gdot (single ([1 2]), int8 ([1 2]))), class (dot (single ([1 2]), int8 ([1 2]))));
+%! assert (gdot (single ([1 2]), int8 ([1 2])), 5);
+%! assert (gdot (ones (2, 3), 2 * ones (2, 3), 100), dot (ones (2, 3), 2 * ones (2, 3), 100));
+%! assert (gdot ([1 2], [3 4], 70), [3 8]);
+%! assert (gdot ([1 2], [3 4], "accum", "NATIVE"), 11);
+%! assert (gdot ([1 2], [3 4], "Accum", "Compensated", "DEVICE", "CPU"), 11);
+%! assert (gnorm ([3 4], "Inf"), 4);
+
+%!error <called with too many outputs> [a, b] = gnorm ([1 2])
+%!error <called with too many outputs> [a, b] = gdot ([1 2], [3 4])
+%!error <called with too many outputs> [a, b] = gcosine ([1 2], [3 4])
+%!test
+%! try
+%!   [a, b] = gnorm ([1 2]);
+%! catch err
+%!   assert (err.identifier, "Octave:invalid-fun-call");
+%! end_try_catch
