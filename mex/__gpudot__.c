@@ -968,6 +968,10 @@ static void call_public(size_t e, int nlhs, mxArray *plhs[], int nrhs, const mxA
     parse_public(fn, op, nrhs, prhs, &c);
     if (nlhs > 1 && c.kernel < 0)
         gd_error("Octave:invalid-fun-call", "%s: function called with too many outputs", fn);
+    if (sparse_call(op, &c)) { /* from the nonzeros (mex/sparse.c) */
+        op_sparse(fn, op, &c, plhs);
+        return;
+    }
     /* as dot: an integer operand makes the result double */
     c.int_in = is_int_operand(c.x) || (op != GPUDOT_OP_NORM && is_int_operand(c.y));
     c.x = public_operand(fn, "X", c.x);

@@ -71,6 +71,10 @@ void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[],
 const mxArray *public_operand(const char *fn, const char *name, const mxArray *a);
 char *get_string(const mxArray *a); /* mxFree it; NULL where a is no string */
 
+/* ---- mex/sparse.c: sparse operands, reduced from their nonzeros on the host ---- */
+int sparse_call(gpudot_op op, const call_t *c);
+void op_sparse(const char *fn, gpudot_op op, const call_t *c, mxArray *plhs[]);
+
 /* One operation of __gpudot__ (op, args...): prhs[0] is its name. */
 typedef void (*gateway_op_fn)(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
 typedef struct {

@@ -1,0 +1,252 @@
+/*
+ * gdot, gnorm and gcosine of sparse operands, from their nonzeros: each column's stored
+ * entries are walked once (both operands' row lists merged where both are sparse), with
+ * the engines' element math (gpudot_math.h), so memory stays O(nnz) and time O(nnz).
+ * Sparse data is double; the modes are "double" (native is the same) and "compensated".
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "gateway.h"
+#include "gpudot_math.h"
+
+/* One operand: sparse (jc, ir) or full, real or complex (interleaved). */
+typedef struct {
+    const mxArray *a;
+    int sparse, cplx;
+    const double *v;
+    const mwIndex *jc, *ir;
+    mwSize rows;
+} sp_op;
+
+static void sp_init(sp_op *o, const mxArray *a)
+{
+    o->a = a;
+    o->sparse = mxIsSparse(a);
+    o->cplx = mxIsComplex(a);
+    o->v = (const double *)mxGetData(a);
+    o->jc = o->sparse ? mxGetJc(a) : NULL;
+    o->ir = o->sparse ? mxGetIr(a) : NULL;
+    o->rows = mxGetM(a);
+}
+
+/* element (row i, column j) of a full operand */
+static void full_at(const sp_op *o, mwSize i, mwSize j, double *re, double *im)
+{
+    size_t k = (size_t)j * o->rows + i;
+    *re = o->cplx ? o->v[2 * k] : o->v[k];
+    *im = o->cplx ? o->v[2 * k + 1] : 0;
+}
+
+static void stored_at(const sp_op *o, mwIndex k, double *re, double *im)
+{
+    *re = o->cplx ? o->v[2 * k] : o->v[k];
+    *im = o->cplx ? o->v[2 * k + 1] : 0;
+}
+
+/* s += conj(x) y (real and imaginary sums, compensated where comp) */
+static void dot_add(double *s, double *c, double xr, double xi, double yr, double yi, int comp)
+{
+    gd_add_prod_d(&s[0], &c[0], xr, yr, comp);
+    gd_add_prod_d(&s[0], &c[0], xi, yi, comp);
+    gd_add_prod_d(&s[1], &c[1], xr, yi, comp);
+    gd_add_prod_d(&s[1], &c[1], -xi, yr, comp);
+}
+
+/* Column j of the reduction: out[0..1] (real, imaginary); fast: a cosine's unscaled sums
+ * (NaN where they cannot vouch for the result). */
+static void column_fast(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j, int pk, double p,
+                        int comp, int fast, double *out)
+{
+    mwSize rows = x->rows;
+    double xr, xi, yr, yi;
+    if (op == GPUDOT_OP_COS && fast == 0) {
+        /* as the norms: unscaled sums first, scaled only where they overflowed */
+        column_fast(op, x, y, j, pk, p, comp, 1, out);
+        if (out[0] == out[0])
+            return;
+    }
+    if (op == GPUDOT_OP_NORM && pk == GD_P_TWO) {
+        /* the engines' two steps: the plain sum of squares, Blue's scaled sums only where
+         * it cannot vouch for its result (NaN) */
+        column_fast(op, x, y, j, GD_P_SSQ, p, comp, 0, out);
+        if (out[0] == out[0])
+            return;
+    }
+    if (op == GPUDOT_OP_NORM) {
+        gd_norm_d a;
+        gd_norm_init_d(&a, pk);
+        mwIndex k0 = x->jc[j], k1 = x->jc[j + 1];
+        if (pk == GD_P_SSQ && !x->cplx && !comp) { /* the common case, as a plain loop */
+            double ss = 0;
+            for (mwIndex k = k0; k < k1; k++)
+                ss += x->v[k] * x->v[k];
+            a.s = ss;
+            k0 = k1;
+        }
+        for (mwIndex k = k0; k < k1; k++) {
+            stored_at(x, k, &xr, &xi);
+            gd_norm_add_elem_d(&a, xr, xi, x->cplx, pk, p, comp);
+        }
+        /* the zeros count where the smallest magnitude decides (-Inf, p < 0) */
+        if ((mwSize)(k1 - k0) < rows && (pk == GD_P_NEGINF || pk == GD_P_NEG))
+            gd_norm_add_elem_d(&a, 0, 0, x->cplx, pk, p, comp);
+        out[0] = gd_norm_final_d(&a, pk, p, comp);
+        out[1] = 0;
+        return;
+    }
+    int cx = x->cplx, cy = y->cplx;
+    double s[2] = {0, 0}, c[2] = {0, 0};
+    gd_cos_d a;
+    gd_cos_init_d(&a);
+    int cos = op == GPUDOT_OP_COS;
+    /* walk the rows stored in either operand in order (a full operand stores every row);
+     * a dot product takes the rows where both are stored, as dot's sparse product does */
+    mwIndex kx = x->sparse ? x->jc[j] : 0, ex = x->sparse ? x->jc[j + 1] : rows;
+    mwIndex ky = y->sparse ? y->jc[j] : 0, ey = y->sparse ? y->jc[j + 1] : rows;
+    while (kx < ex || ky < ey) {
+        mwSize rx = kx < ex ? (x->sparse ? x->ir[kx] : kx) : rows;
+        mwSize ry = ky < ey ? (y->sparse ? y->ir[ky] : ky) : rows;
+        mwSize r = rx < ry ? rx : ry;
+        xr = xi = yr = yi = 0;
+        if (rx == r) {
+            if (x->sparse)
+                stored_at(x, kx, &xr, &xi);
+            else
+                full_at(x, r, j, &xr, &xi);
+            kx++;
+        }
+        if (ry == r) {
+            if (y->sparse)
+                stored_at(y, ky, &yr, &yi);
+            else
+                full_at(y, r, j, &yr, &yi);
+            ky++;
+        }
+        if (cos)
+            gd_cos_add_d(&a, xr, xi, yr, yi, cx, cy, comp, fast);
+        else if (rx == r && ry == r)
+            dot_add(s, c, xr, xi, yr, yi, comp);
+    }
+    if (cos) {
+        gd_cos_final_d(&a, comp, fast, &out[0], &out[1]);
+        if (out[0] != out[0])
+            return; /* (fast: rerun scaled) */
+        gd_clamp_unit_d(&out[0], &out[1], cx || cy);
+    } else {
+        out[0] = gd_value_d(s[0], c[0], comp);
+        out[1] = gd_value_d(s[1], c[1], comp);
+    }
+}
+
+static void column(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j, int pk, double p,
+                   int comp, double *out)
+{
+    column_fast(op, x, y, j, pk, p, comp, 0, out);
+}
+
+static mxArray *call1(const char *fn, const mxArray *a)
+{
+    mxArray *out = NULL, *in = (mxArray *)a;
+    mexCallMATLAB(1, &out, 1, &in, fn);
+    return out;
+}
+
+/* Whether this call is one for the nonzeros' walk: a sparse operand, the other (if any) of
+ * the same size or a vector of the same length (no DIM), numeric, no "kernel".  Else the
+ * caller makes the operands full. */
+int sparse_call(gpudot_op op, const call_t *c)
+{
+    int has_y = op != GPUDOT_OP_NORM;
+    if (c->kernel >= 0 || !(mxIsSparse(c->x) || (has_y && mxIsSparse(c->y))))
+        return 0;
+    if (!(mxIsNumeric(c->x) || mxIsLogical(c->x)) ||
+        (has_y && !(mxIsNumeric(c->y) || mxIsLogical(c->y))) || mxIsClass(c->x, "garray") ||
+        (has_y && mxIsClass(c->y, "garray")) || mxIsEmpty(c->x) || (has_y && mxIsEmpty(c->y)))
+        return 0;
+    if (c->have_dim && c->dim > 2)
+        return 0;
+    if (!has_y)
+        return 1;
+    if (mxGetM(c->x) == mxGetM(c->y) && mxGetN(c->x) == mxGetN(c->y) &&
+        mxGetNumberOfDimensions(c->y) == 2)
+        return 1;
+    return !c->have_dim && mxGetNumberOfDimensions(c->y) == 2 &&
+           (mxGetM(c->x) == 1 || mxGetN(c->x) == 1) && (mxGetM(c->y) == 1 || mxGetN(c->y) == 1) &&
+           mxGetNumberOfElements(c->x) == mxGetNumberOfElements(c->y);
+}
+
+void op_sparse(const char *fn, gpudot_op op, const call_t *c, mxArray *plhs[])
+{
+    int has_y = op != GPUDOT_OP_NORM;
+    mxArray *tmp[6] = {0};
+    int nt = 0;
+    const mxArray *X = c->x, *Y = has_y ? c->y : NULL;
+    /* double data (logical and integer operands, single full ones) */
+    if (!mxIsDouble(X))
+        X = tmp[nt++] = call1("double", X);
+    if (Y && !mxIsDouble(Y))
+        Y = tmp[nt++] = call1("double", Y);
+    int pk = GD_P_TWO;
+    double p = 2;
+    int fro = 0;
+    if (op == GPUDOT_OP_NORM && c->p && !mxIsEmpty(c->p)) {
+        if (!parse_p(c->p, &pk, &p))
+            gd_error("gpudot:badOption",
+                     "%s: P must be a real scalar (not NaN), \"fro\", \"inf\" or \"-inf\"", fn);
+        char *ps = get_string(c->p);
+        fro = ps && !strcasecmp(ps, "fro") && !c->have_dim;
+        if (ps)
+            mxFree(ps);
+    }
+    int vec_rule = Y && !c->have_dim && (mxGetM(X) != mxGetM(Y) || mxGetN(X) != mxGetN(Y));
+    int isvec = mxGetM(X) == 1 || mxGetN(X) == 1;
+    /* the dimension reduced: DIM, else the first that is not 1 (vectors: their length) */
+    int dim = c->have_dim ? (int)c->dim : mxGetM(X) != 1 ? 1 : 2;
+    if (fro || vec_rule || (Y && !c->have_dim && isvec && (mxGetM(Y) == 1 || mxGetN(Y) == 1))) {
+        X = tmp[nt++] = call1("vec", X); /* one column */
+        if (Y)
+            Y = tmp[nt++] = call1("vec", Y);
+        dim = 1;
+    } else if (dim == 2) {
+        X = tmp[nt++] = call1("transpose", X); /* rows as columns */
+        if (Y)
+            Y = tmp[nt++] = call1("transpose", Y);
+    }
+    sp_op x, y;
+    sp_init(&x, X);
+    if (Y)
+        sp_init(&y, Y);
+    /* the walk goes over the sparse one's columns: a full X with a sparse Y swaps them
+     * (conj (x) y = conj (conj (y) x): the dot's result conjugated after) */
+    int swapped = 0;
+    if (Y && !x.sparse) {
+        sp_op t = x;
+        x = y;
+        y = t;
+        swapped = 1;
+    }
+    mwSize cols = mxGetN(X);
+    int cplx = has_y && (x.cplx || y.cplx);
+    mwSize odims[2] = {1, cols};
+    if (dim == 2 && !fro)
+        odims[0] = cols, odims[1] = 1;
+    void *out;
+    plhs[0] = make_out(2, odims, mxDOUBLE_CLASS, cplx, &out);
+    int comp = c->accum == GPUDOT_ACC_COMP;
+    double *o = (double *)out;
+    for (mwSize j = 0; j < cols; j++) {
+        double v[2];
+        column(op, &x, Y ? &y : NULL, j, pk, p, comp, v);
+        if (swapped && op != GPUDOT_OP_NORM)
+            v[1] = -v[1];
+        if (cplx) {
+            o[2 * j] = v[0];
+            o[2 * j + 1] = v[1];
+        } else {
+            o[j] = v[0];
+        }
+    }
+    while (nt > 0)
+        mxDestroyArray(tmp[--nt]);
+}
