@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpudot_fast_loop.h"
 #include "gpudot_hooks.h"
 #include "gpudot_math.h"
 
@@ -34,6 +35,27 @@ static int kind_of(const gpudot_dot_req *r)
     return r->accum == GPUDOT_ACC_NATIVE ? K_FF : K_FD;
 }
 
+/* "compensated" over contiguous real data (complex: its parts as reals, for norms): Dot2
+ * in 8 lanes, vectorised where the clone has fma.  At 10^7 doubles on the CI machine
+ * (2 cores) the one-element-at-a-time path took 71.9 ms for gnorm and 55.7 for gcosine
+ * against 2.1 and 5.8 for "double". */
+#define COMP_CLONES                                                                                \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) static
+GPUDOT_COMP_LOOP(COMP_CLONES, comp_d, double, 32)
+GPUDOT_COMP_LOOP(COMP_CLONES, comp_f, float, 32)
+GPUDOT_COMP3_LOOP(COMP_CLONES, comp3_d, double, 8)
+GPUDOT_COMP3_LOOP(COMP_CLONES, comp3_f, float, 8)
+#define COMP_LOOP(x) _Generic((x), const float *: comp_f, const double *: comp_d)
+#define COMP3_LOOP(x) _Generic((x), const float *: comp3_f, const double *: comp3_d)
+
+/* (s, c) += (s2, c2): the lanes' result into an accumulator's pair */
+static void add_pair(double *s, double *c, double s2, double c2)
+{
+    double q;
+    gd_two_sum_d(*s, s2, s, &q);
+    *c += c2 + q;
+}
+
 /* Adds n elements (strides sx, sy in elements, any sign-free value) to acc. */
 #define DEFINE_RUNS(NAME, T, A, SUF)                                                               \
     static void norm_run_##NAME(const gpudot_dot_req *r, const T *x, int64_t sx, int64_t n,        \
@@ -42,6 +64,12 @@ static int kind_of(const gpudot_dot_req *r)
         int cx = r->cx, pk = r->pk, comp = r->accum == GPUDOT_ACC_COMP;                            \
         A p = (A)r->p;                                                                             \
         int64_t ex = cx ? 2 : 1;                                                                   \
+        if ((pk == GD_P_SSQ || pk == GD_P_SSQX) && comp && sx == 1 && sizeof(A) == 8) {           \
+            double s1, c1;                                                                         \
+            COMP_LOOP(x)(x, x, n * ex, &s1, &c1);                                                  \
+            add_pair((double *)&u->n##SUF.s, (double *)&u->n##SUF.c, s1, c1);                      \
+            return;                                                                                \
+        }                                                                                          \
         if ((pk == GD_P_SSQ || pk == GD_P_SSQX) && !comp && sx == 1) {                             \
             /* the fast 2-norm over contiguous data: 8 independent sums (vectorised) */            \
             A s8[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                    \
@@ -65,6 +93,14 @@ static int kind_of(const gpudot_dot_req *r)
     {                                                                                              \
         int cx = r->cx, cy = r->cy, comp = r->accum == GPUDOT_ACC_COMP, fast = r->fast;            \
         int64_t ex = cx ? 2 : 1, ey = cy ? 2 : 1;                                                  \
+        if (fast && comp && !cx && !cy && sx == 1 && sy == 1 && sizeof(A) == 8) {                  \
+            double s3[3], c3[3];                                                                   \
+            COMP3_LOOP(x)(x, y, n, s3, c3);                                                        \
+            add_pair((double *)&u->c##SUF.xr, (double *)&u->c##SUF.cxr, s3[0], c3[0]);             \
+            add_pair((double *)&u->c##SUF.xx, (double *)&u->c##SUF.cxx, s3[1], c3[1]);             \
+            add_pair((double *)&u->c##SUF.yy, (double *)&u->c##SUF.cyy, s3[2], c3[2]);             \
+            return;                                                                                \
+        }                                                                                          \
         if (fast && !comp && !cx && !cy && sx == 1 && sy == 1) {                                   \
             /* fast cosine over contiguous real data: 4 lanes of the three sums */                 \
             A xy[4] = {0, 0, 0, 0}, xx[4] = {0, 0, 0, 0}, yy[4] = {0, 0, 0, 0};                    \
