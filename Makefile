@@ -128,6 +128,14 @@ dist: deps
 	cp -r m/. $(DIST)/inst/
 	awk -f mex/classdef_help.awk m/garray.m > $(DIST)/inst/garray.m
 	cp -r mex cpu cuda include $(DIST)/src/
+	# the help of gdot, gnorm and gcosine lives in their .oct (built from src/help); the
+	# .m fallbacks beside them lose theirs, so that lookfor lists each function once
+	mkdir -p $(DIST)/src/help
+	for f in gdot gnorm gcosine; do \
+	  cp m/$$f.m $(DIST)/src/help/ && \
+	  sed '/^## -\*- texinfo -\*-$$/,/^## @end deftypefn$$/c\## (help '"$$f"': in '"$$f"'.oct, which is built with it)' \
+	    m/$$f.m > $(DIST)/inst/$$f.m || exit 1; \
+	done
 	{ echo "GPUDOT_PACKAGE ?= 1"; cat mex.mk; } > $(DIST)/src/Makefile
 	printf "__gpudot__.mex\ngdot.oct\ngnorm.oct\ngcosine.oct\n__gpudot_undispatch__.oct\n" > $(DIST)/src/FILES
 	cp DESCRIPTION INDEX COPYING README.md post_install.m $(DIST)/

@@ -78,11 +78,11 @@ endif
 MEX := $(OUT)/__gpudot__.mex
 # Public entry points: gdot.oct (mex/gpudot_entry.cc, linked against the MEX, so one state),
 # copied as gnorm.oct and gcosine.oct; their help comes from the .m files of the same names
-# (m/ here, ../inst/ in the package's src/).
+# (m/ here, help/ in the package's src/: its inst/ copies have none, see `make dist`).
 ENTRIES := gdot gnorm gcosine
 # (and __gpudot_undispatch__.oct, the same file again, for PKG_DEL: see gpudot_entry.cc)
 ENTRY_OCTS := $(foreach f,$(ENTRIES) __gpudot_undispatch__,$(OUT)/$(f).oct)
-HELPDIR ?= $(firstword $(wildcard $(SRC)/m $(SRC)/../inst))
+HELPDIR ?= $(firstword $(wildcard $(SRC)/m $(SRC)/help $(SRC)/../inst))
 OCTLIBDIR := $(shell $(MKOCTFILE) -p OCTLIBDIR 2>/dev/null)
 
 all: $(MEX) $(ENTRY_OCTS)

@@ -28,10 +28,17 @@
 ## merged on the host in order.  Other dimensions, and garrays of other devices beside it,
 ## are errors (gather it first).
 ##
-## @code{gather (@var{g})} returns the data bit for bit.  @code{size}, @code{numel},
-## @code{ndims}, @code{rows}, @code{columns}, @code{isempty}, @code{isreal},
-## @code{classUnderlying} (the element class) work, and @code{disp} shows size, element
-## class and device.
+## A garray is used like an array where that needs no arithmetic: @code{g(i, j)} with any
+## subscripts (ranges, colons, @code{end}, logical masks) gives a new garray of the
+## selection, made on the device; @code{size}, @code{numel}, @code{length}, @code{ndims},
+## @code{rows}, @code{columns}, @code{isempty}, @code{isreal}, @code{isvector},
+## @code{classUnderlying} (the element class) work; @code{double (g)}, @code{single (g)}
+## and @code{gather (g)} return host arrays (gather bit for bit); @code{isequal} compares
+## contents; @code{garray (g)} copies; displaying one shows where it lives and, for up to
+## 1000 elements, its values.  Octave's @code{dot}, @code{norm} (vector norms, and
+## @code{"fro"}, 1 and Inf of a matrix), @code{vecnorm} and @code{sum} run on the device
+## when given garrays.  Arithmetic, comparisons, concatenation, assignment and
+## @code{save} need host data: they give @code{gpudot:gatherFirst}.
 ##
 ## Device memory is freed when the last reference goes (or by @code{delete (g)}), and at
 ## exit; the MEX stays locked while garrays live, so @code{clear all} neither strands nor
@@ -50,7 +57,7 @@
 ## garrays of the lost context cannot be read: restart Octave).  Warning:
 ## @code{gpudot:noDevice}.
 ##
-## @seealso{gather, gdot, gnorm, gcosine, gpudot_info}
+## @seealso{gather, gdot, gnorm, gcosine, gpudot_info, gpudot_gpu_available}
 ## @end deftypefn
 
 classdef garray < handle
@@ -415,3 +422,14 @@ classdef garray < handle
   endmethods
 
 endclassdef
+
+%!demo
+%! ## Everyday use: keep data on the GPU, reduce it many times, index it, bring it back
+%! D = garray (single (rand (256, 5000)));
+%! q = single (rand (256, 1));
+%! s = gcosine (q, D);                 # 1 x 5000, the data read on the device
+%! [~, k] = max (s);
+%! best = gather (D(:, k));            # one column back to the host
+%! printf ("best column %d, norm %.3f; %d garrays alive\n", k, norm (best), gpudot_info ().garrays);
+%! disp (D(1:3, 1:2))
+

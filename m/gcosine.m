@@ -6,7 +6,18 @@
 ## @deftypefnx {} {@var{c} =} gcosine (@var{x}, @var{y}, @var{dim})
 ## @deftypefnx {} {@var{c} =} gcosine (@dots{}, @var{name}, @var{value})
 ## Cosine similarity @code{dot (x, y) / (norm (x) * norm (y))} along @var{dim}, in one
-## pass that accumulates x.y, x.x and y.y together, on an NVIDIA GPU (or the CPU engine).
+## pass that accumulates x.y, x.x and y.y together: on an NVIDIA GPU for garrays, on the
+## CPU engine for host arrays.
+##
+## @example
+## @group
+## gcosine ([1 0], [1 1])                 # 0.7071
+## D = garray (single (randn (768, 1e5)));  # embeddings, copied to the GPU once
+## q = single (randn (768, 1));
+## s = gcosine (q, D);                    # 1 x 1e5 similarities
+## [~, best] = max (s);
+## @end group
+## @end example
 ##
 ## Shapes, classes and broadcasting follow @code{gdot}: two vectors give a scalar; the
 ## main use is one query vector against every column of a matrix,
@@ -17,7 +28,8 @@
 ## @code{gcosine (1e-300*[1 1], 1e-300*[1 -1])} is 0.
 ##
 ## Real results are clamped to [-1, 1]; complex inputs give
-## @code{conj (x) . y / (norm (x) * norm (y))} with magnitude at most 1.  Clamping never
+## @code{dot (x, y) / (norm (x) * norm (y))} (@var{x} conjugated, as @code{dot} does) with
+## magnitude at most 1.  Sparse inputs are reduced from their nonzeros.  Clamping never
 ## turns NaN into a number: a zero vector gives NaN (as Octave's own formula does), and
 ## NaN or Inf elements give NaN.  No eps is added anywhere.
 ##
@@ -31,14 +43,7 @@
 ## text; after a kernel fault it says the GPU needs Octave restarted),
 ## @code{gpudot:interrupted} (Ctrl-C during a long call).
 ##
-## @example
-## @group
-## gcosine ([1 0], [1 1])                 # 0.7071
-## D = randn (768, 1000);  q = randn (768, 1);
-## s = gcosine (q, D);                    # 1 x 1000 similarities
-## @end group
-## @end example
-## @seealso{gdot, gnorm, dot, norm}
+## @seealso{gdot, gnorm, garray, gather, dot, norm, gpudot_demo}
 ## @end deftypefn
 
 function c = gcosine (x, y, varargin)
@@ -59,5 +64,9 @@ endfunction
 %!error <Invalid call> gcosine (1)
 
 %!demo
-%! ## Similarity search: one query against many resident embeddings, GPU against CPU
-%! gpudot_demo ("search");
+%! ## Everyday use: the most similar columns to a query
+%! D = single (randn (64, 1000));
+%! q = D(:, 17) + 0.1 * single (randn (64, 1));
+%! s = gcosine (q, garray (D));       # on the GPU where there is one
+%! [v, k] = sort (s, "descend");
+%! printf ("closest columns: %s (similarity %.3f)\n", mat2str (k(1:3)), v(1));

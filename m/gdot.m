@@ -5,79 +5,62 @@
 ## @deftypefn  {} {@var{d} =} gdot (@var{x}, @var{y})
 ## @deftypefnx {} {@var{d} =} gdot (@var{x}, @var{y}, @var{dim})
 ## @deftypefnx {} {@var{d} =} gdot (@dots{}, @var{name}, @var{value})
-## Dot product of @var{x} and @var{y} on an NVIDIA GPU, with the semantics of
-## Octave's @code{dot}.
+## @deftypefnx {} {[@var{d}, @var{ms}] =} gdot (@var{x}, @var{y}, "kernel", @var{k})
+## Dot product of @var{x} and @var{y} as Octave's @code{dot} computes it, more accurately:
+## on an NVIDIA GPU for data kept there (@code{garray}), on a multi-threaded CPU engine for
+## arrays in host memory.
 ##
-## Two vectors of equal length, in any orientation, give a scalar.  Matrices and
-## N-D arrays are reduced along the first non-singleton dimension, or along
-## @var{dim}; a @var{dim} larger than @code{ndims} gives @code{conj (@var{x}) .* @var{y}}.
-## The first argument is conjugated.  The result is single if either input is
-## single, else double; real/complex mixes are allowed.
-##
-## Beyond @code{dot}: where the sizes differ but are compatible under Octave's
-## broadcasting, the result is @code{sum (conj (@var{x}) .* @var{y}, @var{dim})},
-## e.g. a column vector against every column of a matrix.  Integer inputs are
-## converted to double, so their product sums are exact (up to 2^53), where
-## @code{dot} saturates.  Sparse inputs are made full and give @code{dot}'s values.
-##
-## Options, as name/value pairs:
-## @table @code
-## @item "accum"
-## @code{"double"} (default): accumulate in double; the products of single inputs are
-## exact in double, so single results are correctly rounded for all but
-## ill-conditioned sums.  @code{"native"}: accumulate in the input precision (what
-## @code{dot} does; fastest, least accurate).  @code{"compensated"}: the Ogita-Rump-Oishi
-## Dot2 algorithm in double with fused multiply-adds: as accurate as if computed in
-## twice the working precision, then rounded.
-## @item "kernel"
-## Teaching: one dot product of two real vectors on the GPU with one kernel of the
-## reduction ladder, each adding one idea (cuda/ladder_kernels.cuh has the code):
-## @code{"atomic"} (one thread per element, each @code{atomicAdd}-ing its product into
-## one result: independent threads; cost: n atomics serialised on one address),
-## @code{"shared"} (a tree in shared memory per block, block sums added on the host:
-## cooperation within a block; cost: a barrier per level and a second pass on the host),
-## @code{"shuffle"} (a grid-stride loop summing in registers, warp shuffles, one atomic
-## per warp: registers instead of shared memory; cost: atomics make the last bits vary),
-## @code{"vector"} (the same with 16-byte loads: fewer, wider memory instructions; cost:
-## a scalar tail), @code{"fused"} (the production kernel, used by default: two phases in
-## one launch, the last block adding the blocks' sums in a fixed order; no float atomics,
-## no host pass, bitwise repeatable).  Host operands are copied the textbook way
-## (@code{cudaMalloc} and @code{cudaMemcpy} on every call).  @code{[d, ms] = gdot (@dots{})}
-## also returns the kernels' GPU time in milliseconds (CUDA events).  Takes
-## @code{"accum"} @code{"native"} or @code{"double"}, no @var{dim}; needs a GPU.
-## @item "device"
-## @code{"auto"} (default): the engine that answers first.  For arrays in host memory
-## that is the CPU engine at every size measured (see the README: copying host data to
-## the GPU costs more than the CPU engine's whole reduction); without a usable GPU it is
-## the CPU engine, with one @code{gpudot:noDevice} warning per session.
-## @code{"gpu"}: the GPU, or a @code{gpudot:noDevice} error.
-## @code{"cpu"}: the CPU engine.
-## @end table
-##
-## Results are bitwise identical from run to run for the same input, engine and
-## device: the reduction order is fixed and no floating-point atomics are used.
-##
-## Errors (identifiers): @code{gpudot:badType} (not a numeric array: logical, char,
-## cell, struct, function handle, object), @code{gpudot:sizeMismatch},
-## @code{gpudot:badDim} (not a positive integer scalar), @code{gpudot:badOption},
-## @code{gpudot:noDevice} (@code{"device", "gpu"} without a usable GPU),
-## @code{gpudot:outOfMemory}, @code{gpudot:cuda} (other CUDA failures, with CUDA's
-## error text; after a kernel fault the CUDA context is lost for the process, and this
-## and later GPU calls say that the GPU needs Octave restarted, while @code{"auto"}
-## goes on with the CPU engine), @code{gpudot:interrupted} (Ctrl-C during a long call;
-## the next call works).
-##
-## Example:
 ## @example
 ## @group
+## d = gdot ([1 2 3], [4 5 6])              # 32
 ## x = single (rand (1e7, 1));  y = single (rand (1e7, 1));
-## d = gdot (x, y)                       # single, accumulated in double
-## d = gdot (x, y, "accum", "native")    # as dot does
-## D = gdot (ones (3, 1), magic (3))     # a vector against each column
+## d = gdot (x, y)                          # single, summed in double
+## G = garray (x);  H = garray (y);         # copied to the GPU once
+## d = gdot (G, H)                          # reduced on the GPU
+## D = gdot (ones (3, 1), magic (3))        # a vector against each column: [15 15 15]
 ## @end group
 ## @end example
 ##
-## @seealso{dot, gpudot_info, gpudot_gpu_available}
+## Two vectors of equal length, in any orientation, give a scalar.  Matrices and N-D
+## arrays are reduced along the first non-singleton dimension, or along @var{dim}; a
+## @var{dim} beyond the dimensions gives @code{conj (@var{x}) .* @var{y}}.  The first
+## argument is conjugated.  The result is single if either input is single and neither
+## is an integer, else double, as @code{dot}'s.  Beyond @code{dot}: sizes compatible
+## under broadcasting give @code{sum (conj (@var{x}) .* @var{y}, @var{dim})}; integer
+## inputs sum exactly (up to 2^53) where @code{dot} saturates; sparse inputs are reduced
+## from their nonzeros, with a full result.
+##
+## Options, as name/value pairs (names and values in any case):
+## @table @code
+## @item "accum"
+## @code{"double"} (default): accumulate in double; products of singles are exact there,
+## so single results are correctly rounded but for ill-conditioned sums.
+## @code{"native"}: in the input precision, as @code{dot} (fastest, least accurate).
+## @code{"compensated"}: Ogita-Rump-Oishi Dot2 in double, as accurate as twice the
+## working precision.
+## @item "device"
+## @code{"auto"} (default): garrays on the GPU, host arrays on the CPU engine (copying host
+## data to a GPU costs more than the CPU engine's whole reduction); without a usable GPU
+## everything on the CPU engine, with one @code{gpudot:noDevice} warning a session.
+## @code{"gpu"}: the GPU, or a @code{gpudot:noDevice} error.  @code{"cpu"}: the CPU engine.
+## @item "kernel"
+## Teaching: one dot product of two real vectors with one GPU kernel of the reduction
+## ladder, @code{"atomic"}, @code{"shared"}, @code{"shuffle"}, @code{"vector"} or
+## @code{"fused"} (the production kernel), each adding one idea
+## (cuda/ladder_kernels.cuh); @var{ms} is the kernels' GPU time.
+## @code{gpudot_demo ("ladder")} compares them.
+## @end table
+##
+## Results are bitwise identical from run to run for the same input, engine and device:
+## the reduction order is fixed, with no floating-point atomics.
+##
+## Errors (identifiers): @code{gpudot:badType} (not numeric), @code{gpudot:sizeMismatch},
+## @code{gpudot:badDim}, @code{gpudot:badOption}, @code{gpudot:noDevice},
+## @code{gpudot:outOfMemory}, @code{gpudot:cuda} (with CUDA's text; after a kernel fault
+## CUDA is lost to the process until Octave restarts, while @code{"auto"} goes on with the
+## CPU engine), @code{gpudot:interrupted} (Ctrl-C; the next call works).
+## @seealso{dot, gnorm, gcosine, garray, gather, gpudot_info, gpudot_gpu_available,
+## gpudot_demo}
 ## @end deftypefn
 
 function [d, ms] = gdot (x, y, varargin)
@@ -111,10 +94,10 @@ endfunction
 %!error id=gpudot:badOption gnorm ([1 2], "kernel", "shared")
 
 %!demo
-%! ## The reduction ladder: each GPU kernel of gdot's "kernel" option against Octave's dot
-%! ## (table, and a PNG in tempdir ()); CPU engine only without a GPU
-%! gpudot_demo ("ladder");
-
-%!demo
-%! ## Accuracy of "native", "double" and "compensated" against Octave's dot
-%! gpudot_demo ("accuracy");
+%! ## Everyday use: dot products of host arrays and of data kept on the GPU
+%! x = single (rand (1e6, 1));  y = single (rand (1e6, 1));
+%! printf ("dot (native single): %.8g\ngdot (double sums):   %.8g\n", dot (x, y), gdot (x, y));
+%! G = garray (x);  H = garray (y);
+%! printf ("on %s: %.8g\n", ifelse (gpudot_gpu_available (), "the GPU", "the CPU engine"), gdot (G, H));
+%! ## one vector against every column
+%! disp (gdot (ones (3, 1), magic (3)))

@@ -6,16 +6,28 @@
 ## @deftypefnx {} {@var{n} =} gnorm (@var{x}, @var{p})
 ## @deftypefnx {} {@var{n} =} gnorm (@var{x}, @var{p}, @var{dim})
 ## @deftypefnx {} {@var{n} =} gnorm (@dots{}, @var{name}, @var{value})
-## Vector p-norm of @var{x} on an NVIDIA GPU (or the CPU engine), without overflow or
-## underflow.
+## Vector p-norm of @var{x}, as @code{norm} for vectors and @code{vecnorm} for arrays,
+## without overflow or underflow: on an NVIDIA GPU for garrays, on the CPU engine for host
+## arrays.
+##
+## @example
+## @group
+## gnorm ([3 4])                   # 5
+## gnorm ([1e200 1e200])           # 1.4142e+200, no overflow
+## gnorm (magic (4), 1)            # column sums of |x|, like vecnorm (x, 1)
+## gnorm (magic (4), "fro")        # the Frobenius norm, like norm (A, "fro")
+## gnorm (garray (randn (1e6, 1))) # on the GPU
+## @end group
+## @end example
 ##
 ## For a vector, @code{norm (@var{x}, @var{p})}; for matrices and N-D arrays, the norm of
 ## each vector along the first non-singleton dimension or along @var{dim}, like
 ## @code{vecnorm}.  These are vector norms: @code{gnorm} of a matrix is not the matrix
 ## 2-norm that @code{norm} gives.  A @var{dim} larger than @code{ndims} gives
-## @code{abs (@var{x})}.
+## @code{abs (@var{x})}; @code{gnorm ([])} is 0, as @code{norm ([])}.
 ##
-## @var{p} is 2 (default) or @code{"fro"} (the same), 1, @code{Inf} or @code{"inf"}
+## @var{p} is 2 (default), @code{"fro"} (without @var{dim}: the 2-norm of all of @var{x}'s
+## elements, @code{norm (x, "fro")}), 1, @code{Inf} or @code{"inf"}
 ## (largest magnitude), @code{-Inf} or @code{"-inf"} (smallest), 0 (the number of nonzero
 ## elements, as @code{norm} counts them), or any real scalar.  For @var{p} < 0 the result
 ## is the true value @code{(sum (abs (x) .^ p)) ^ (1/p)}, which is 0 when any element is
@@ -27,7 +39,7 @@
 ## powers of two (exact) as the accumulation runs, in one pass over the data.
 ##
 ## Complex elements contribute their modulus.  Single in, single out.  NaN propagates;
-## Inf gives Inf (for @var{p} > 0).
+## Inf gives Inf (for @var{p} > 0).  Sparse inputs are reduced from their nonzeros.
 ##
 ## Options @code{"accum"} and @code{"device"} as for @code{gdot}: @code{"double"}
 ## (default) accumulates in double, @code{"native"} in the input precision,
@@ -41,15 +53,7 @@
 ## after a kernel fault it says the GPU needs Octave restarted), @code{gpudot:interrupted}
 ## (Ctrl-C during a long call).
 ##
-## @example
-## @group
-## gnorm ([3 4])                   # 5
-## gnorm ([1e200 1e200])           # 1.4142e+200, no overflow
-## gnorm (magic (4), 1)            # column sums of |x|, like vecnorm (x, 1)
-## gnorm (randn (3, 5), Inf, 2)    # largest magnitude in each row
-## @end group
-## @end example
-## @seealso{norm, vecnorm, gdot, gcosine}
+## @seealso{norm, vecnorm, gdot, gcosine, garray, gather, gpudot_info, gpudot_demo}
 ## @end deftypefn
 
 function n = gnorm (x, varargin)
@@ -72,5 +76,9 @@ endfunction
 %!error id=gpudot:badOption gnorm ([1 2], "bad")
 
 %!demo
-%! ## gnorm against norm and vecnorm on values from the subnormal range to overflow
-%! gpudot_demo ("overflow");
+%! ## Everyday use: vector norms, column norms, and norms that do not overflow
+%! printf ("gnorm ([3 4]) = %g\n", gnorm ([3 4]));
+%! printf ("column 1-norms of magic (4): %s\n", mat2str (gnorm (magic (4), 1)));
+%! printf ("gnorm ([1e200 1e200]) = %g, norm gives %g\n", gnorm ([1e200 1e200]), norm ([1e200 1e200]));
+%! g = garray (single (randn (1e6, 1)));
+%! printf ("2-norm of a garray of 10^6 singles: %g\n", gnorm (g));

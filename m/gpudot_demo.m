@@ -104,8 +104,12 @@ function T = demo_ladder (outdir, full, gpu, where)
   logs = ifelse (full, 10:2:26, 10:2:20);
   kernels = {"atomic", "shared", "shuffle", "vector", "fused"};
   printf ("\nThe reduction ladder: one single-precision dot product (%s)\n", where);
-  printf ("kernel columns: GPU time of the kernel alone (CUDA events), data already on the GPU\n");
-  printf ("call columns: a whole call from Octave, in us\n\n");
+  if (gpu)
+    printf ("kernel columns: GPU time of the kernel alone (CUDA events), data already on the GPU\n");
+    printf ("call columns: a whole call from Octave, in us\n\n");
+  else
+    printf ("a whole call from Octave, in us: Octave's dot and gdot's CPU engine (no GPU here)\n\n");
+  endif
   hdr = sprintf ("%6s %10s %10s", "log2n", "dot us", "gdot cpu");
   if (gpu)
     hdr = [hdr sprintf(" %9s", kernels{:}) sprintf(" %10s %10s %10s", "textbook", "ring", "garray")];

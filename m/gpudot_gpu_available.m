@@ -4,8 +4,15 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{tf} =} gpudot_gpu_available ()
 ## True when gpudot was built with CUDA and a usable GPU is present.
-## Tests use it to skip GPU cases (counted as skipped) elsewhere.
-## @seealso{gpudot_info}
+##
+## @example
+## @group
+## if (gpudot_gpu_available ())
+##   D = garray (D);        # keep the data on the GPU
+## endif
+## @end group
+## @end example
+## @seealso{gpudot_info, garray, gdot, gnorm, gcosine}
 ## @end deftypefn
 
 function tf = gpudot_gpu_available ()

@@ -10,6 +10,9 @@ function check_norm (x, p, dimargs, accum, device)
   if (ischar (p) && strcmpi (p, "fro") && isempty (dimargs))
     x = x(:);                    # norm (A, "fro"): all of A's elements
   endif
+  if (isempty (dimargs) && isequal (size (x), [0 0]))
+    x = zeros (0, 1, class (x)); # norm ([]) and vecnorm ([]) are 0
+  endif
   dim = reduce_dim (size (x), dimargs);
   [ref, n] = ref_norm (x, p, dim);
   if (dim > ndims (x))

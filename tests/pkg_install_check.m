@@ -26,6 +26,16 @@ endfor
 assert (gnorm ([3 4]), 5);
 assert (gcosine ([1 0], [2 0]), 1);
 printf ("entry points: %s.oct etc. beside __gpudot__.mex, with help: ok\n", "gdot");
+## lookfor lists each function once (the .m fallbacks carry no help of their own)
+[fns, ~] = lookfor ("cosine");
+assert (sum (strcmp (fns, "gcosine")), 1, strjoin (fns, " "));
+[fns, ~] = lookfor ("dot product");
+assert (sum (strcmp (fns, "gdot")), 1, strjoin (fns, " "));
+## every demo of the package's functions runs
+for f = {"gdot", "gnorm", "gcosine", "garray"}
+  demo (f{1});
+endfor
+printf ("lookfor lists each function once; demo gdot, gnorm, gcosine, garray: ok\n");
 ## garray arguments: the entries register for Octave's cached garray dispatch on their
 ## first calls (mex/gpudot_entry.cc); pkg unload runs PKG_DEL, which takes that back, so
 ## that the names leave with the package; pkg load brings them back

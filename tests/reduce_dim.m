@@ -7,7 +7,8 @@
 function dim = reduce_dim (sz, dimargs)
 
   if (! isempty (dimargs))
-    dim = dimargs{1};
+    ## any DIM past the dimensions is a singleton one: the first such one serves
+    dim = min (dimargs{1}, numel (sz) + 1);
     return;
   endif
   dim = find (sz != 1, 1);
