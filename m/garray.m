@@ -37,8 +37,10 @@
 ## contents; @code{garray (g)} copies; displaying one shows where it lives and, for up to
 ## 1000 elements, its values.  Octave's @code{dot}, @code{norm} (vector norms, and
 ## @code{"fro"}, 1 and Inf of a matrix), @code{vecnorm} and @code{sum} run on the device
-## when given garrays.  Arithmetic, comparisons, concatenation, assignment and
-## @code{save} need host data: they give @code{gpudot:gatherFirst}.
+## when given garrays.  Arithmetic, comparisons, concatenation and assignment need host
+## data: they give @code{gpudot:gatherFirst}.  @code{save} keeps no data of a garray
+## (Octave 7 refuses it, later releases save a struct of its properties): save
+## @code{gather (g)}.
 ##
 ## Device memory is freed when the last reference goes (or by @code{delete (g)}), and at
 ## exit; the MEX stays locked while garrays live, so @code{clear all} neither strands nor
@@ -167,6 +169,12 @@ classdef garray < handle
       else
         n = prod (g.dims);
       endif
+    endfunction
+
+    ## Octave 9 and later ask this, not numel, how many values an indexing gives (with numel
+    ## alone, g.id asked for numel (g) outputs and clear all left garrays undeleted)
+    function n = numArgumentsFromSubscript (g, s, ctx)
+      n = 1;
     endfunction
 
     function n = length (g)
@@ -335,7 +343,6 @@ classdef garray < handle
     function r = vertcat (varargin),  r = garray.host_only ("[ ; ]"); endfunction
     function r = cat (varargin),      r = garray.host_only ("cat"); endfunction
     function r = abs (varargin),      r = garray.host_only ("abs"); endfunction
-    function r = saveobj (varargin),  r = garray.host_only ("save"); endfunction
 
     function n = ndims (g)
       n = numel (g.dims);

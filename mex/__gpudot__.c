@@ -166,6 +166,7 @@ typedef struct {
     int dev;
     const gpudot_sharded *shd; /* dev: on several GPUs (data NULL) */
     const mxArray *mx; /* the host array (NULL for garrays) */
+    int intc;          /* of an integer class: converted a piece at a time (intchunks.c) */
 } operand_t;
 
 /* garray.m passes resident operands as struct ("garray_id", id). */
@@ -243,7 +244,8 @@ static void resolve(const char *fn, const char *name, const mxArray *a, operand_
         resident_operand(g, o);
         return;
     }
-    if (!is_float_array(a))
+    o->intc = mxIsNumeric(a) && !mxIsSparse(a) && !mxIsDouble(a) && !mxIsSingle(a);
+    if (!is_float_array(a) && !o->intc)
         gd_error("gpudot:badType", "%s: %s must be a full single or double array", fn, name);
     o->data = data_of(a); /* before the shape: see data_of */
     shape_of(a, &o->sh);
@@ -387,10 +389,16 @@ static const void *engine_operand(const char *fn, const operand_t *O, int gpu, i
     *tmp = NULL;
     if (O->dev && !gpu)
         p = *tmp = gather_operand(fn, O, es);
-    if (!O->dev && O->single != single)
+    if (!O->dev && !O->intc && O->single != single)
         p = *tmp = single ? (void *)to_single(O->mx) : (void *)to_double(O->mx);
     *bo = group_extent(so, &b->sb, 0, b->d);
     *ao = group_extent(so, &b->sb, b->d + 1, b->nd);
+    if (O->intc && (*bo != 1 || *ao < 0)) {
+        /* not a run of columns (rows, or a broadcast that needs a copy): converted whole */
+        size_t n = (size_t)numel_of(so);
+        p = *tmp = mxMalloc(n ? n * es : 1);
+        int_convert(*tmp, single, O->data, mxGetClassID(O->mx), 0, (int64_t)n);
+    }
     if (*bo >= 0 && *ao >= 0)
         return p;
     if (O->dev && gpu)
@@ -409,7 +417,8 @@ static const void *engine_operand(const char *fn, const operand_t *O, int gpu, i
 
 /* The engine's call, then cleanup (the temporaries, the lock) before any error is raised. */
 static void run_engine(const char *fn, gpudot_dot_req *r, int gpu, void *out, int out_single,
-                       int out_wide, int64_t nvals, void *tmp_x, void *tmp_y)
+                       int out_wide, int64_t nvals, void *tmp_x, void *tmp_y, const mxArray *int_x,
+                       const mxArray *int_y)
 {
     void *tmp_out = NULL;
     if (out_single && r->type == GPUDOT_F64) /* computed in double for a single result */
@@ -417,8 +426,9 @@ static void run_engine(const char *fn, gpudot_dot_req *r, int gpu, void *out, in
     if (out_wide) /* computed in single (a resident operand) for a double result */
         r->out = tmp_out = mxMalloc((size_t)nvals * sizeof(float));
     GPUDOT_MARK(GPUDOT_STAGE_PREPARE);
-    gpudot_status st = gpu ? gpudot_cuda_dot(r, gpudot_interrupt_pending)
-                           : gpudot_cpu_dot(r, gpudot_interrupt_pending);
+    gpudot_status st = int_x || int_y ? run_int_chunks(r, gpu, int_x, int_y)
+                       : gpu          ? gpudot_cuda_dot(r, gpudot_interrupt_pending)
+                                      : gpudot_cpu_dot(r, gpudot_interrupt_pending);
     GPUDOT_MARK(GPUDOT_STAGE_ENGINE_EXIT);
     if (st == GPUDOT_OK && tmp_out && !out_wide)
         for (int64_t i = 0; i < nvals; i++)
@@ -465,8 +475,11 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     int cx = X.cplx, cy = has_y && Y.cplx;
     int single, out_single;
     classes_of(fn, &X, &Y, has_y, &single, &out_single);
-    if (c->int_in)
+    if (c->int_in) {
         out_single = 0;
+        if (!X.dev && !(has_y && Y.dev))
+            single = 0; /* dot's class: double, and exact products of the integers */
+    }
     /* norm (A, "fro"), without DIM: the 2-norm of all of A's elements */
     int fro = 0;
     if (op == GPUDOT_OP_NORM && c->p && mxIsChar(c->p) && !c->have_dim) {
@@ -525,8 +538,11 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     r.xs = gpu ? X.shd : NULL;
     r.ys = has_y && gpu ? Y.shd : NULL;
     r.out = out;
+    /* integer operands not converted above: a piece at a time */
+    const mxArray *int_x = X.intc && !tmp_x ? X.mx : NULL;
+    const mxArray *int_y = has_y && Y.intc && !tmp_y ? Y.mx : NULL;
     run_engine(fn, &r, gpu, out, out_single, out_wide,
-               r.nb * r.na * (has_y && (cx || cy) ? 2 : 1), tmp_x, tmp_y);
+               r.nb * r.na * (has_y && (cx || cy) ? 2 : 1), tmp_x, tmp_y, int_x, int_y);
 }
 
 /* gdot (x, y, "kernel", K): one real dot product with a kernel of the reduction ladder

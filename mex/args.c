@@ -222,7 +222,6 @@ const mxArray *public_operand(const char *fn, const char *name, const mxArray *a
     mxArray *out = NULL, *in = (mxArray *)a;
     if (mxIsSparse(a))
         mexCallMATLAB(1, &out, 1, &in, "full");
-    else if (!mxIsDouble(a) && !mxIsSingle(a))
-        mexCallMATLAB(1, &out, 1, &in, "double");
+    /* (integers stay: the gateway converts them a piece at a time, mex/intchunks.c) */
     return out ? out : a;
 }

@@ -75,6 +75,10 @@ char *get_string(const mxArray *a); /* mxFree it; NULL where a is no string */
 int sparse_call(gpudot_op op, const call_t *c);
 void op_sparse(const char *fn, gpudot_op op, const call_t *c, mxArray *plhs[]);
 
+/* ---- mex/intchunks.c: integer operands, converted a piece at a time ---- */
+void int_convert(void *dst, int single, const void *src, mxClassID cls, int64_t off, int64_t n);
+gpudot_status run_int_chunks(gpudot_dot_req *r, int gpu, const mxArray *xi, const mxArray *yi);
+
 /* One operation of __gpudot__ (op, args...): prhs[0] is its name. */
 typedef void (*gateway_op_fn)(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
 typedef struct {
