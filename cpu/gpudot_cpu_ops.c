@@ -45,8 +45,8 @@ GPUDOT_COMP_LOOP(COMP_CLONES, comp_d, double, 32)
 GPUDOT_COMP_LOOP(COMP_CLONES, comp_f, float, 32)
 GPUDOT_COMP3_LOOP(COMP_CLONES, comp3_d, double, 8)
 GPUDOT_COMP3_LOOP(COMP_CLONES, comp3_f, float, 8)
-#define COMP_LOOP(x) _Generic((x), const float *: comp_f, const double *: comp_d)
-#define COMP3_LOOP(x) _Generic((x), const float *: comp3_f, const double *: comp3_d)
+#define COMP_LOOP(x) _Generic((x), const float * : comp_f, const double * : comp_d)
+#define COMP3_LOOP(x) _Generic((x), const float * : comp3_f, const double * : comp3_d)
 
 /* (s, c) += (s2, c2): the lanes' result into an accumulator's pair */
 static void add_pair(double *s, double *c, double s2, double c2)
@@ -64,7 +64,7 @@ static void add_pair(double *s, double *c, double s2, double c2)
         int cx = r->cx, pk = r->pk, comp = r->accum == GPUDOT_ACC_COMP;                            \
         A p = (A)r->p;                                                                             \
         int64_t ex = cx ? 2 : 1;                                                                   \
-        if ((pk == GD_P_SSQ || pk == GD_P_SSQX) && comp && sx == 1 && sizeof(A) == 8) {           \
+        if ((pk == GD_P_SSQ || pk == GD_P_SSQX) && comp && sx == 1 && sizeof(A) == 8) {            \
             double s1, c1;                                                                         \
             COMP_LOOP(x)(x, x, n * ex, &s1, &c1);                                                  \
             add_pair((double *)&u->n##SUF.s, (double *)&u->n##SUF.c, s1, c1);                      \

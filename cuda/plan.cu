@@ -47,9 +47,13 @@ void launch_any(const Launch &L, const Args &p, const gpudot_dot_req *r)
                                         {launch_norm_f32, launch_norm_f64},
                                         {launch_cos_f32, launch_cos_f64}};
     int op = r->op == GPUDOT_OP_DOT ? 0 : r->op == GPUDOT_OP_NORM ? 1 : 2;
-    LaunchCtx c{E->stream,   E->runtime_launch ? nullptr : cu_launch(),
+    LaunchCtx c{E->stream,
+                E->runtime_launch ? nullptr : cu_launch(),
                 E->prop.multiProcessorCount,
-                cudaSuccess, E->device, E->fixed, nullptr};
+                cudaSuccess,
+                E->device,
+                E->fixed,
+                nullptr};
     fns[op][r->type == GPUDOT_F64](c, L, p, r);
     if (c.err != cudaSuccess)
         E->launch_err = c.err;
@@ -75,7 +79,8 @@ void merge_on_host(const gpudot_dot_req *r, const State *states, int64_t nchunks
 Launch plan_launch(Args &p, int split_per_sm, int64_t vecs)
 {
     Launch L;
-    int64_t tb = E->blocks_cap && E->blocks_cap < E->target_blocks ? E->blocks_cap : E->target_blocks;
+    int64_t tb =
+        E->blocks_cap && E->blocks_cap < E->target_blocks ? E->blocks_cap : E->target_blocks;
     if (p.nb == 1 && E->fixed) {
         /* sharded calls: each output's blocks from its run's length alone (warp columns
          * below kSplitMinRun), so that its bits do not depend on how many outputs a launch
@@ -195,7 +200,8 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
         if ((st = buf_need(E->slots, (size_t)L.grid.x * 8 * kSlotWordsSmall,
                            "cudaMalloc (workspace)")))
             return st;
-        CK(cudaMemsetAsync(E->slots.p, 0xff, E->slots.cap, E->stream), "cudaMemset"); /* kSlotEmpty */
+        CK(cudaMemsetAsync(E->slots.p, 0xff, E->slots.cap, E->stream),
+           "cudaMemset"); /* kSlotEmpty */
         E->slots_n = E->slots.cap / (8 * kSlotWordsSmall);
     }
     p.partials = (State *)E->partials.p;

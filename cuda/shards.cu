@@ -52,8 +52,8 @@ size_t shift16(int64_t e, size_t es)
 
 /* Shard s's part of an operand: its own memory where sharded, else the slice of host data
  * it reads (a broadcast operand whole), uploaded to dst. */
-gpudot_status part_of(const gpudot_sharded *S, const void *host, int64_t kx, int64_t ax,
-                      size_t es, const gpudot_shard &sh, int i, char *dst, Part *pt)
+gpudot_status part_of(const gpudot_sharded *S, const void *host, int64_t kx, int64_t ax, size_t es,
+                      const gpudot_shard &sh, int i, char *dst, Part *pt)
 {
     pt->k = kx > 1 ? sh.kn : 1;
     pt->a = ax > 1 ? sh.an : 1;
@@ -78,9 +78,9 @@ size_t align256(size_t b)
 /* A request over parts x and y: runs of nk from row k0 of column j, as na columns.  A whole
  * shard is na = its columns from j = 0; a chunk view is na consecutive chunks of column j
  * (an operand broadcast along k has one value a column: the same for every chunk). */
-gpudot_dot_req view(const gpudot_dot_req *r, const Part &x, const Part &y, size_t esx,
-                    size_t esy, int64_t j, int64_t k0, int64_t nk, int64_t na, int whole,
-                    const void **dx, const void **dy)
+gpudot_dot_req view(const gpudot_dot_req *r, const Part &x, const Part &y, size_t esx, size_t esy,
+                    int64_t j, int64_t k0, int64_t nk, int64_t na, int whole, const void **dx,
+                    const void **dy)
 {
     gpudot_dot_req v = *r;
     v.xs = v.ys = nullptr;
@@ -117,8 +117,9 @@ gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     }
     if (r->x_dev || (has_y && r->y_dev) ||
         (has_y && r->xs && r->ys && !gpudot_same_layout(r->xs, r->ys))) {
-        snprintf(g_err, sizeof g_err, "garrays on different devices: make both with the same "
-                                      "\"devices\"");
+        snprintf(g_err, sizeof g_err,
+                 "garrays on different devices: make both with the same "
+                 "\"devices\"");
         return GPUDOT_SIZE_MISMATCH;
     }
     int cplx = has_y && (r->cx || r->cy);
@@ -313,7 +314,8 @@ gpudot_status gpudot_cuda_shards_copy(const gpudot_sharded *L, void *host, size_
     for (int i = 0; i < L->n; i++)
         if (errs[(size_t)i] != cudaSuccess) {
             use_device(L->s[i].dev);
-            return fail(errs[(size_t)i], to_device ? "cudaMemcpy (upload)" : "cudaMemcpy (download)");
+            return fail(errs[(size_t)i],
+                        to_device ? "cudaMemcpy (upload)" : "cudaMemcpy (download)");
         }
     return GPUDOT_OK;
 }

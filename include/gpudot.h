@@ -103,10 +103,10 @@ typedef struct {
     int64_t bx, kx, ax;
     int64_t by, ky, ay;
     gpudot_accum accum;
-    void *out;        /* host, nb * na elements */
-    int x_dev, y_dev; /* CUDA engine only: x / y are device pointers (resident data) */
+    void *out;                     /* host, nb * na elements */
+    int x_dev, y_dev;              /* CUDA engine only: x / y are device pointers (resident data) */
     const gpudot_sharded *xs, *ys; /* CUDA engine only: x / y on several GPUs (x, y NULL) */
-    int fast;         /* engine-internal, 0 from callers: see gpudot_fast_variant */
+    int fast;                      /* engine-internal, 0 from callers: see gpudot_fast_variant */
 } gpudot_dot_req;
 
 /* Called between chunks of long operations; non-zero stops the call with INTERRUPTED. */
@@ -167,7 +167,8 @@ gpudot_status gpudot_cuda_gather(void *dst, const void *src, const int64_t *idx,
                                  size_t es);
 gpudot_status gpudot_cuda_shards_alloc(gpudot_sharded *L, size_t es);
 void gpudot_cuda_shards_free(gpudot_sharded *L);
-gpudot_status gpudot_cuda_shards_copy(const gpudot_sharded *L, void *host, size_t es, int to_device);
+gpudot_status gpudot_cuda_shards_copy(const gpudot_sharded *L, void *host, size_t es,
+                                      int to_device);
 #ifdef __cplusplus
 }
 #endif

@@ -165,8 +165,8 @@ typedef struct {
     const void *data; /* host data, or a device pointer when dev */
     int dev;
     const gpudot_sharded *shd; /* dev: on several GPUs (data NULL) */
-    const mxArray *mx; /* the host array (NULL for garrays) */
-    int intc;          /* of an integer class: converted a piece at a time (intchunks.c) */
+    const mxArray *mx;         /* the host array (NULL for garrays) */
+    int intc;                  /* of an integer class: converted a piece at a time (intchunks.c) */
 } operand_t;
 
 /* garray.m passes resident operands as struct ("garray_id", id). */
@@ -271,7 +271,7 @@ static void *gather_operand(const char *fn, const operand_t *o, size_t es)
     size_t bytes = (size_t)numel_of(&o->sh) * es * (o->cplx ? 2 : 1);
     void *h = mxMalloc(bytes ? bytes : 1);
     gpudot_status st = o->shd ? gpudot_cuda_shards_copy(o->shd, h, es * (o->cplx ? 2 : 1), 0)
-                             : gpudot_cuda_copy(h, o->data, bytes, 0);
+                              : gpudot_cuda_copy(h, o->data, bytes, 0);
     if (st != GPUDOT_OK)
         raise_status(fn, st, gpudot_cuda_last_error());
     return h;
@@ -495,12 +495,12 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
         b.d = d = 0;
     }
     /* norm ([]) and vecnorm ([]) are 0 */
-    int empty00 = op == GPUDOT_OP_NORM && !c->have_dim && X.sh.nd == 2 && X.sh.d[0] == 0 &&
-                  X.sh.d[1] == 0;
+    int empty00 =
+        op == GPUDOT_OP_NORM && !c->have_dim && X.sh.nd == 2 && X.sh.d[0] == 0 && X.sh.d[1] == 0;
     if (empty00) {
         void *z;
-        plhs[0] = make_out(2, (mwSize[]){1, 1}, out_single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, 0,
-                           &z);
+        plhs[0] =
+            make_out(2, (mwSize[]){1, 1}, out_single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, 0, &z);
         return;
     }
     mwSize odims[MAXDIMS];
@@ -541,8 +541,8 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     /* integer operands not converted above: a piece at a time */
     const mxArray *int_x = X.intc && !tmp_x ? X.mx : NULL;
     const mxArray *int_y = has_y && Y.intc && !tmp_y ? Y.mx : NULL;
-    run_engine(fn, &r, gpu, out, out_single, out_wide,
-               r.nb * r.na * (has_y && (cx || cy) ? 2 : 1), tmp_x, tmp_y, int_x, int_y);
+    run_engine(fn, &r, gpu, out, out_single, out_wide, r.nb * r.na * (has_y && (cx || cy) ? 2 : 1),
+               tmp_x, tmp_y, int_x, int_y);
 }
 
 /* gdot (x, y, "kernel", K): one real dot product with a kernel of the reduction ladder
@@ -831,8 +831,9 @@ static void op_garray_index(int nlhs, mxArray *plhs[], int nrhs, const mxArray *
         want *= (size_t)dv[j];
     }
     if (want != n)
-        gd_error("gpudot:sizeMismatch", "__gpudot__: garray_index: dimensions of %zu elements for "
-                                        "%zu indices",
+        gd_error("gpudot:sizeMismatch",
+                 "__gpudot__: garray_index: dimensions of %zu elements for "
+                 "%zu indices",
                  want, n);
     int64_t *idx = mxMalloc(n ? n * sizeof *idx : 1);
     for (size_t i = 0; i < n; i++) {
@@ -840,11 +841,9 @@ static void op_garray_index(int nlhs, mxArray *plhs[], int nrhs, const mxArray *
         if (!(v >= 1) || v != floor(v) || v > (double)numel) {
             mxFree(idx);
             if (v == floor(v) && v > (double)numel)
-                gd_error("Octave:index-out-of-bounds", "index (%.0f): out of bound %zu", v,
-                         numel);
+                gd_error("Octave:index-out-of-bounds", "index (%.0f): out of bound %zu", v, numel);
             gd_error("Octave:index-out-of-bounds",
-                     "index (%g): subscripts must be either integers 1 to (2^63)-1 or logicals",
-                     v);
+                     "index (%g): subscripts must be either integers 1 to (2^63)-1 or logicals", v);
         }
         idx[i] = (int64_t)v - 1;
     }

@@ -42,15 +42,15 @@ static void hook_fault(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[
 {
     (void)nlhs, (void)plhs;
     static const char *const names[] = {"none", "launch", "trap", "alloc"};
-    int f = nrhs >= 2 && nrhs <= 4
-                ? name_index(prhs[1], names, (int)(sizeof names / sizeof *names))
-                : -1;
+    int f = nrhs >= 2 && nrhs <= 4 ? name_index(prhs[1], names, (int)(sizeof names / sizeof *names))
+                                   : -1;
     if (f < 0)
         gd_error("gpudot:badOption", "__gpudot__: __fault__ takes \"none\", \"launch\", "
                                      "\"trap\" or \"alloc\", then a device and a count");
-    gpudot_status st = nrhs == 2 ? gpudot_cuda_inject(f)
-                                 : gpudot_cuda_inject_on((int)count_arg("__fault__", prhs[2]), f,
-                                                         nrhs == 4 ? (int)count_arg("__fault__", prhs[3]) : 0);
+    gpudot_status st =
+        nrhs == 2 ? gpudot_cuda_inject(f)
+                  : gpudot_cuda_inject_on((int)count_arg("__fault__", prhs[2]), f,
+                                          nrhs == 4 ? (int)count_arg("__fault__", prhs[3]) : 0);
     if (st != GPUDOT_OK)
         raise_status("__gpudot__", st, gpudot_cuda_last_error());
 }

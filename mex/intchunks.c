@@ -30,14 +30,30 @@ void int_convert(void *dst, int single, const void *src, mxClassID cls, int64_t 
                 ((double *)dst)[i] = (double)s[i];                                                 \
     } while (0)
     switch (cls) {
-    case mxINT8_CLASS: CONV(int8_t); break;
-    case mxUINT8_CLASS: CONV(uint8_t); break;
-    case mxINT16_CLASS: CONV(int16_t); break;
-    case mxUINT16_CLASS: CONV(uint16_t); break;
-    case mxINT32_CLASS: CONV(int32_t); break;
-    case mxUINT32_CLASS: CONV(uint32_t); break;
-    case mxINT64_CLASS: CONV(int64_t); break;
-    default: CONV(uint64_t); break;
+    case mxINT8_CLASS:
+        CONV(int8_t);
+        break;
+    case mxUINT8_CLASS:
+        CONV(uint8_t);
+        break;
+    case mxINT16_CLASS:
+        CONV(int16_t);
+        break;
+    case mxUINT16_CLASS:
+        CONV(uint16_t);
+        break;
+    case mxINT32_CLASS:
+        CONV(int32_t);
+        break;
+    case mxUINT32_CLASS:
+        CONV(uint32_t);
+        break;
+    case mxINT64_CLASS:
+        CONV(int64_t);
+        break;
+    default:
+        CONV(uint64_t);
+        break;
     }
 #undef CONV
 }

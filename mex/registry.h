@@ -12,7 +12,7 @@
 
 typedef struct {
     int64_t id;
-    void *d; /* device memory, or NULL for a host-held garray or one on several GPUs */
+    void *d;            /* device memory, or NULL for a host-held garray or one on several GPUs */
     gpudot_sharded *sh; /* on several GPUs (malloc'd), or NULL */
     size_t bytes;
     int nd;
