@@ -339,9 +339,9 @@ classdef garray < handle
     function r = ge (varargin),       r = garray.host_only (">="); endfunction
     function r = transpose (varargin),  r = garray.host_only (".'"); endfunction
     function r = ctranspose (varargin), r = garray.host_only ("'"); endfunction
-    function r = horzcat (varargin),  r = garray.host_only ("[ , ]"); endfunction
-    function r = vertcat (varargin),  r = garray.host_only ("[ ; ]"); endfunction
-    function r = cat (varargin),      r = garray.host_only ("cat"); endfunction
+    function r = horzcat (varargin),  r = garray.host_only ("[ , ]", true); endfunction
+    function r = vertcat (varargin),  r = garray.host_only ("[ ; ]", true); endfunction
+    function r = cat (varargin),      r = garray.host_only ("cat", true); endfunction
     function r = abs (varargin),      r = garray.host_only ("abs"); endfunction
 
     function n = ndims (g)
@@ -412,11 +412,16 @@ classdef garray < handle
       g.devices = devices;
     endfunction
 
-    function r = host_only (op)
+    function r = host_only (op, concat = false)
       r = [];
-      error ("gpudot:gatherFirst",
-             "garray: %s is not defined for garrays, which hold data for gdot, gnorm and gcosine; gather (g) returns it to the host",
-             op);
+      msg = sprintf ("garray: %s is not defined for garrays, which hold data for gdot, gnorm and gcosine; gather (g) returns it to the host",
+                     op);
+      if (concat)
+        ## Octave's [g, h] replaces a horzcat method's error by "garray/horzcat method
+        ## failed": the warning says why
+        warning ("gpudot:gatherFirst", "%s", msg);
+      endif
+      error ("gpudot:gatherFirst", "%s", msg);
     endfunction
   endmethods
 

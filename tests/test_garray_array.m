@@ -118,6 +118,7 @@
 %! ops = {@() g + 1, @() 1 - g, @() g .* g, @() g * 2, @() g ./ 2, @() g .^ 2, @() -g, ...
 %!        @() g == g, @() g < 1, @() g', @() g.', @() ! g, @() abs (g), @() horzcat (g, g), ...
 %!        @() vertcat (g, g), @() cat (1, g, g)};
+%! warning ("off", "gpudot:gatherFirst", "local");
 %! for i = 1:numel (ops)
 %!   try
 %!     ops{i} ();
@@ -127,6 +128,16 @@
 %!     assert (! isempty (strfind (err.message, "gather")));
 %!   end_try_catch
 %! endfor
+%! ## [g g]: Octave reports its own "method failed"; the warning before it names gather
+%! warning ("on", "gpudot:gatherFirst", "local");
+%! lastwarn ("");
+%! try
+%!   x = [g g];
+%! catch
+%! end_try_catch
+%! [msg, id] = lastwarn ();
+%! assert (id, "gpudot:gatherFirst");
+%! assert (! isempty (strfind (msg, "gather")));
 
 %!test
 %! ## save: Octave 7 refuses classdef objects; later releases save their properties as a
