@@ -113,9 +113,8 @@ gpudot_status probe()
     g_count = n < kMaxDevices ? n : kMaxDevices;
     if (cudaGetDevice(&g_primary) != cudaSuccess || g_primary >= g_count)
         g_primary = 0;
-    if (E != &engines[g_primary]) {
-        engines[g_primary] = Engine();
-        engines[g_primary].probed = 1;
+    if (E != &engines[g_primary]) { /* (another library made another device current) */
+        *E = Engine();              /* probed again when used */
         E = &engines[g_primary];
         E->probed = 1;
     }
