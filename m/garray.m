@@ -53,11 +53,11 @@
 ## Errors (identifiers): @code{gpudot:badType} (not a full single or double array, or a
 ## deleted garray), @code{gpudot:badOption} (a bad @qcode{"devices"}),
 ## @code{gpudot:noDevice} (no GPU, or no such device), @code{gpudot:badDim} (more than 64
-## dimensions),
-## @code{gpudot:outOfMemory} (the device cannot hold it: nothing is kept),
-## @code{gpudot:cuda} (a CUDA failure, with CUDA's text; after a kernel fault, the
-## garrays of the lost context cannot be read: restart Octave).  Warning:
-## @code{gpudot:noDevice}.
+## dimensions), @code{gpudot:outOfMemory} (a device cannot hold it: nothing is kept),
+## @code{gpudot:gatherFirst} (an operation that needs host data),
+## @code{Octave:index-out-of-bounds} (a subscript past its dimension), @code{gpudot:cuda}
+## (a CUDA failure, with CUDA's text; after a kernel fault CUDA is lost to the process and
+## garrays cannot be read: restart Octave).  Warning: @code{gpudot:noDevice}.
 ##
 ## @seealso{gather, gdot, gnorm, gcosine, gpudot_info, gpudot_gpu_available}
 ## @end deftypefn
