@@ -30,7 +30,9 @@
 ##
 ## A garray is used like an array where that needs no arithmetic: @code{g(i, j)} with any
 ## subscripts (ranges, colons, @code{end}, logical masks) gives a new garray of the
-## selection, made on the device; @code{size}, @code{numel}, @code{length}, @code{ndims},
+## selection, made on the device; @code{size}, @code{numel} (1 on Octave 8 to 10, whose
+## indexing of classdef objects relies on it: @code{prod (size (g))} there),
+## @code{length}, @code{ndims},
 ## @code{rows}, @code{columns}, @code{isempty}, @code{isreal}, @code{isvector},
 ## @code{classUnderlying} (the element class) work; @code{double (g)}, @code{single (g)}
 ## and @code{gather (g)} return host arrays (gather bit for bit); @code{isequal} compares
@@ -63,6 +65,12 @@
 ## @end deftypefn
 
 classdef garray < handle
+
+  properties (Constant, Hidden = true)
+    ## numel (g) may be the element count: Octave 7 sizes indexing by numel (g, idx...),
+    ## Octave 11 by numArgumentsFromSubscript
+    numel_counts = ! compare_versions (OCTAVE_VERSION, "8", ">=") || compare_versions (OCTAVE_VERSION, "11", ">=");
+  endproperties
 
   properties (SetAccess = private, Hidden = true)
     ## What gdot, gnorm and gcosine hand to the gateway: struct ("garray_id", id) for
@@ -163,8 +171,10 @@ classdef garray < handle
     endfunction
 
     function n = numel (g, varargin)
-      ## with indices: the outputs an indexing gives (one garray)
-      if (nargin > 1)
+      ## the element count; with indices, the one value an indexing gives.  Octave 8 to 10
+      ## size every g.(...) and g(...) by numel (g) once subsref is overloaded (9.4: g.id
+      ## failed, clear all left garrays alive): there it stays 1
+      if (nargin > 1 || ! garray.numel_counts)
         n = 1;
       else
         n = prod (g.dims);

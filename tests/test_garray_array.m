@@ -43,7 +43,7 @@
 %! ## size queries, conversions, identity of contents
 %! assert (length (g), 5);
 %! assert (length (garray (zeros (3, 0))), 0);
-%! assert (numel (B), 60);
+%! assert (numel (B), ifelse (garray.numel_counts, 60, 1));
 %! assert (size (B, 2), 4);
 %! assert (size (B, [1 3]), [3 5]);
 %! assert (size (B, 7), 1);
