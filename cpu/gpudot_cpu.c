@@ -196,14 +196,12 @@ GPUDOT_FAST_LOOP(FAST_CLONES, fast_dd, double, double, FAST_LANES)
                    optimize("fp-contract=fast"))) static
 GPUDOT_FAST_LOOP(FAST_FD_CLONES, fast_fd, float, double, FAST_LANES)
 
-/* "compensated" over contiguous real data: Dot2 in 8 lanes, vectorised where the clone has
- * fma (x86-64-v3 and v4): gdot of 10^7 doubles took 15.6 ms against 7.1 for "double" on the
- * CI machine with the one-lane loop, 2 cores. */
-#define COMP_LANES 32
-#define COMP_CLONES                                                                                \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) static
-GPUDOT_COMP_LOOP(COMP_CLONES, comp_dd, double, COMP_LANES)
-GPUDOT_COMP_LOOP(COMP_CLONES, comp_fd, float, COMP_LANES)
+/* "compensated" over contiguous real data: Dot2 in 32 lanes, vectorised where the clone has
+ * fma (x86-64-v3 and v4).  One lane at a time was bound by the TwoSum chain's latency: gdot
+ * of 10^7 doubles took 15.6 ms against 7.1 for "double" (CI machine, 2 cores); 32 lanes
+ * 4.8 against 4.5.  gpudot_cpu_ops.c's norms use the same loops (gpudot_engine.h). */
+GPUDOT_COMP_LOOP(GPUDOT_FMA_CLONES, gpudot_comp_d, double, 32)
+GPUDOT_COMP_LOOP(GPUDOT_FMA_CLONES, gpudot_comp_f, float, 32)
 
 /* One specialised run per (type, mode, cx, cy): the switch passes literals so that the
  * always-inline bodies above lose their branches. */
@@ -214,9 +212,9 @@ static acc_t run_dispatch(const gpudot_dot_req *r, int m, const void *x, int64_t
         acc_t a;
         memset(&a, 0, sizeof a);
         if (r->type == GPUDOT_F64)
-            comp_dd((const double *)x, (const double *)y, n, &a.s[0], &a.c[0]);
+            gpudot_comp_d((const double *)x, (const double *)y, n, &a.s[0], &a.c[0]);
         else
-            comp_fd((const float *)x, (const float *)y, n, &a.s[0], &a.c[0]);
+            gpudot_comp_f((const float *)x, (const float *)y, n, &a.s[0], &a.c[0]);
         return a;
     }
     if (!r->cx && !r->cy && sx == 1 && sy == 1 && m != M_COMP) {

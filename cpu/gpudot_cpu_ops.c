@@ -35,17 +35,13 @@ static int kind_of(const gpudot_dot_req *r)
     return r->accum == GPUDOT_ACC_NATIVE ? K_FF : K_FD;
 }
 
-/* "compensated" over contiguous real data (complex: its parts as reals, for norms): Dot2
- * in 8 lanes, vectorised where the clone has fma.  At 10^7 doubles on the CI machine
- * (2 cores) the one-element-at-a-time path took 71.9 ms for gnorm and 55.7 for gcosine
- * against 2.1 and 5.8 for "double". */
-#define COMP_CLONES                                                                                \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) static
-GPUDOT_COMP_LOOP(COMP_CLONES, comp_d, double, 32)
-GPUDOT_COMP_LOOP(COMP_CLONES, comp_f, float, 32)
-GPUDOT_COMP3_LOOP(COMP_CLONES, comp3_d, double, 8)
-GPUDOT_COMP3_LOOP(COMP_CLONES, comp3_f, float, 8)
-#define COMP_LOOP(x) _Generic((x), const float * : comp_f, const double * : comp_d)
+/* "compensated" over contiguous real data (complex: its parts as reals, for norms): Dot2 in
+ * 32 lanes (gpudot_cpu.c's loops), three sums in 8 for cosines, vectorised where the clone
+ * has fma.  At 10^7 doubles (CI machine, 2 cores) one element at a time took 71.9 ms for
+ * gnorm and 55.7 for gcosine against 2.1 and 5.8 for "double"; the lanes 2.1 and 5.8. */
+GPUDOT_COMP3_LOOP(GPUDOT_FMA_CLONES static, comp3_d, double, 8)
+GPUDOT_COMP3_LOOP(GPUDOT_FMA_CLONES static, comp3_f, float, 8)
+#define COMP_LOOP(x) _Generic((x), const float * : gpudot_comp_f, const double * : gpudot_comp_d)
 #define COMP3_LOOP(x) _Generic((x), const float * : comp3_f, const double * : comp3_d)
 
 /* (s, c) += (s2, c2): the lanes' result into an accumulator's pair */

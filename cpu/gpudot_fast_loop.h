@@ -8,8 +8,9 @@
 #ifndef GPUDOT_FAST_LOOP_H
 #define GPUDOT_FAST_LOOP_H
 
-#include <math.h>
 #include <stdint.h>
+
+#include "gpudot_math.h"
 
 #define GPUDOT_FAST_LOOP(QUAL, NAME, T, A, LANES)                                                  \
     QUAL A NAME(const T *x, const T *y, int64_t n)                                                 \
@@ -27,16 +28,19 @@
         return s[0];                                                                               \
     }
 
-/* The same with Dot2 (Ogita-Rump-Oishi) in double in each lane: a product's error by fma, the
- * sum's by TwoSum, the lanes' (sum, compensation) pairs merged pairwise in a fixed order.
- * *s + *c is x . y as if summed in twice double's precision (x == y: a sum of squares).
- * GPUDOT_COMP3_LOOP: x . y, x . x and y . y at once, for cosines. */
+/* The same with Dot2 (Ogita-Rump-Oishi) in double in each lane, gpudot_math.h's step
+ * (gd_add_prod_d: a product's error by fma, the sum's by TwoSum), the lanes' (sum,
+ * compensation) pairs merged pairwise in a fixed order.  *sum + *comp is x . y as if
+ * summed in twice double's precision (x == y: a sum of squares).  GPUDOT_COMP3_LOOP:
+ * x . y, x . x and y . y at once, for cosines. */
+#define GPUDOT_FMA_CLONES                                                                          \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #define GPUDOT_COMP_MERGE(S, C, LANES)                                                             \
     for (int w = (LANES) / 2; w > 0; w /= 2)                                                       \
         for (int l = 0; l < w; l++) {                                                              \
-            double t = S[l] + S[l + w], z = t - S[l];                                              \
-            C[l] += C[l + w] + ((S[l] - (t - z)) + (S[l + w] - z));                                \
-            S[l] = t;                                                                              \
+            double q_;                                                                             \
+            gd_two_sum_d(S[l], S[l + w], &S[l], &q_);                                              \
+            C[l] += C[l + w] + q_;                                                                 \
         }
 #define GPUDOT_COMP_LOOP(QUAL, NAME, T, LANES)                                                     \
     QUAL void NAME(const T *x, const T *y, int64_t n, double *sum, double *comp)                   \
@@ -45,9 +49,9 @@
         int64_t k = 0;                                                                             \
         for (; k + (LANES) <= n; k += (LANES))                                                     \
             for (int l = 0; l < (LANES); l++)                                                      \
-                GPUDOT_DOT2_STEP(s[l], c[l], (double)x[k + l], (double)y[k + l]);                  \
+                gd_add_prod_d(&s[l], &c[l], (double)x[k + l], (double)y[k + l], 1);                \
         for (int l = 0; k < n; k++, l++)                                                           \
-            GPUDOT_DOT2_STEP(s[l], c[l], (double)x[k], (double)y[k]);                              \
+            gd_add_prod_d(&s[l], &c[l], (double)x[k], (double)y[k], 1);                            \
         GPUDOT_COMP_MERGE(s, c, LANES)                                                             \
         *sum = s[0];                                                                               \
         *comp = c[0];                                                                              \
@@ -55,36 +59,26 @@
 #define GPUDOT_COMP3_LOOP(QUAL, NAME, T, LANES)                                                    \
     QUAL void NAME(const T *x, const T *y, int64_t n, double *s3, double *c3)                      \
     {                                                                                              \
-        double sa[LANES] = {0}, ca[LANES] = {0}, sb[LANES] = {0}, cb[LANES] = {0};                 \
-        double sc[LANES] = {0}, cc[LANES] = {0};                                                   \
+        double s[3][LANES] = {{0}}, c[3][LANES] = {{0}};                                           \
         int64_t k = 0;                                                                             \
         for (; k + (LANES) <= n; k += (LANES))                                                     \
             for (int l = 0; l < (LANES); l++) {                                                    \
                 double a = (double)x[k + l], b = (double)y[k + l];                                 \
-                GPUDOT_DOT2_STEP(sa[l], ca[l], a, b);                                              \
-                GPUDOT_DOT2_STEP(sb[l], cb[l], a, a);                                              \
-                GPUDOT_DOT2_STEP(sc[l], cc[l], b, b);                                              \
+                gd_add_prod_d(&s[0][l], &c[0][l], a, b, 1);                                        \
+                gd_add_prod_d(&s[1][l], &c[1][l], a, a, 1);                                        \
+                gd_add_prod_d(&s[2][l], &c[2][l], b, b, 1);                                        \
             }                                                                                      \
         for (int l = 0; k < n; k++, l++) {                                                         \
             double a = (double)x[k], b = (double)y[k];                                             \
-            GPUDOT_DOT2_STEP(sa[l], ca[l], a, b);                                                  \
-            GPUDOT_DOT2_STEP(sb[l], cb[l], a, a);                                                  \
-            GPUDOT_DOT2_STEP(sc[l], cc[l], b, b);                                                  \
+            gd_add_prod_d(&s[0][l], &c[0][l], a, b, 1);                                            \
+            gd_add_prod_d(&s[1][l], &c[1][l], a, a, 1);                                            \
+            gd_add_prod_d(&s[2][l], &c[2][l], b, b, 1);                                            \
         }                                                                                          \
-        GPUDOT_COMP_MERGE(sa, ca, LANES)                                                           \
-        GPUDOT_COMP_MERGE(sb, cb, LANES)                                                           \
-        GPUDOT_COMP_MERGE(sc, cc, LANES)                                                           \
-        s3[0] = sa[0], c3[0] = ca[0], s3[1] = sb[0], c3[1] = cb[0], s3[2] = sc[0], c3[2] = cc[0];  \
+        for (int i = 0; i < 3; i++) {                                                              \
+            GPUDOT_COMP_MERGE(s[i], c[i], LANES)                                                   \
+            s3[i] = s[i][0];                                                                       \
+            c3[i] = c[i][0];                                                                       \
+        }                                                                                          \
     }
-
-/* (s, c) += a * b, Dot2's step (gd_add_prod_d's compensated branch, written out so that
- * the compiler vectorises it) */
-#define GPUDOT_DOT2_STEP(S, C, A, B)                                                               \
-    do {                                                                                           \
-        double p_ = (A) * (B), ep_ = fma((A), (B), -p_);                                           \
-        double t_ = (S) + p_, z_ = t_ - (S);                                                       \
-        (C) += ((S) - (t_ - z_)) + (p_ - z_) + ep_;                                                \
-        (S) = t_;                                                                                  \
-    } while (0)
 
 #endif

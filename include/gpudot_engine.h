@@ -40,6 +40,11 @@ int gpudot_pool_size(void);
  * processors), at least 1. */
 int gpudot_workers(int64_t work, int64_t per_thread, int64_t units);
 
+/* Dot2 over contiguous real data in 32 lanes (cpu/gpudot_cpu.c): *sum + *comp is x . y as
+ * if summed in twice double's precision. */
+void gpudot_comp_d(const double *x, const double *y, int64_t n, double *sum, double *comp);
+void gpudot_comp_f(const float *x, const float *y, int64_t n, double *sum, double *comp);
+
 gpudot_status gpudot_two_step(const gpudot_dot_req *r, gpudot_poll_fn poll, gpudot_pass_fn pass);
 
 /* Host copies into pinned staging memory for the CUDA engine's ring (cpu/gpudot_pack.c):
