@@ -113,7 +113,7 @@ $(OBJ)/octave_interrupt.o: $(SRC)/mex/octave_interrupt.cc $(SRC)/mex/octave_inte
 	$(call run,mkoctfile $(notdir $<),$(MKOCTFILE) -c $< -o $@)
 
 # The gateway's other files (mex/gateway.h, mex/registry.h say what they share)
-GATEWAY_OBJS := $(addprefix $(OBJ)/,hooks.o registry.o shapes.o args.o sparse.o intchunks.o)
+GATEWAY_OBJS := $(addprefix $(OBJ)/,hooks.o registry.o shapes.o args.o sparse.o intchunks.o garray_ops.o)
 $(GATEWAY_OBJS): $(OBJ)/%.o: $(SRC)/mex/%.c $(SRC)/mex/gateway.h $(SRC)/mex/registry.h \
                  $(SRC)/mex/gpudot_entry.h $(ENGINE_HEADERS) | $(OBJ)
 	$(call run,mkoctfile $(notdir $<),$(MKOCTFILE) --mex -R2018a -I$(SRC)/include -c $< -o $@)

@@ -39,14 +39,19 @@ cu_launch_fn cu_launch()
     return f;
 }
 
-/* The launcher of r's op and element type (cuda/kernels.cu, one object per pair); a
- * launch error the driver returns lands in E->launch_err. */
-void launch_any(const Launch &L, const Args &p, const gpudot_dot_req *r)
+/* The launcher of r's op and element type (cuda/kernels.cu, one object per pair). */
+static launch_fn launcher(const gpudot_dot_req *r)
 {
     static launch_fn const fns[3][2] = {{launch_dot_f32, launch_dot_f64},
                                         {launch_norm_f32, launch_norm_f64},
                                         {launch_cos_f32, launch_cos_f64}};
     int op = r->op == GPUDOT_OP_DOT ? 0 : r->op == GPUDOT_OP_NORM ? 1 : 2;
+    return fns[op][r->type == GPUDOT_F64];
+}
+
+/* Launches r's kernel; a launch error the driver returns lands in E->launch_err. */
+void launch_any(const Launch &L, const Args &p, const gpudot_dot_req *r)
+{
     LaunchCtx c{E->stream,
                 E->runtime_launch ? nullptr : cu_launch(),
                 E->prop.multiProcessorCount,
@@ -54,7 +59,7 @@ void launch_any(const Launch &L, const Args &p, const gpudot_dot_req *r)
                 E->device,
                 E->fixed,
                 nullptr};
-    fns[op][r->type == GPUDOT_F64](c, L, p, r);
+    launcher(r)(c, L, p, r);
     if (c.err != cudaSuccess)
         E->launch_err = c.err;
 }
@@ -63,15 +68,11 @@ void launch_any(const Launch &L, const Args &p, const gpudot_dot_req *r)
 void merge_on_host(const gpudot_dot_req *r, const State *states, int64_t nchunks, int64_t nout,
                    void *out)
 {
-    static launch_fn const fns[3][2] = {{launch_dot_f32, launch_dot_f64},
-                                        {launch_norm_f32, launch_norm_f64},
-                                        {launch_cos_f32, launch_cos_f64}};
-    int op = r->op == GPUDOT_OP_DOT ? 0 : r->op == GPUDOT_OP_NORM ? 1 : 2;
     HostMerge m{states, nchunks, nout, out};
     LaunchCtx c{0, nullptr, 0, cudaSuccess, 0, 1, &m};
     Launch L{};
     Args p{};
-    fns[op][r->type == GPUDOT_F64](c, L, p, r);
+    launcher(r)(c, L, p, r);
 }
 
 /* Grid shape for an nb x na output with runs of nk (vecs 16-byte vectors of the wider

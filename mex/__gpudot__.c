@@ -8,14 +8,10 @@
  *
  *   s = __gpudot__ ("info")
  *   t = __gpudot__ ("gpu_available")
- *   [id, on_dev, devs] = __gpudot__ ("garray_new", x[, D]) resident copy of x (D: devices,
- *                                                       a list or "all": on several GPUs)
- *   __gpudot__ ("garray_free", id)
- *   x = __gpudot__ ("garray_gather", id)
  *   __gpudot__ ("release")                              free staging buffers
  *   r = __gpudot__ ("__entry__", name, args...)         gdot, gnorm or gcosine (args...):
  *                                                       the compiled entries' other calls
- * and the test and bench hooks of mex/hooks.c.
+ * and the garray operations of mex/garray_ops.c and the test and bench hooks of mex/hooks.c.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -131,11 +127,21 @@ int name_index(const mxArray *a, const char *const *names, int n)
 
 /* Raises unless the GPU can be used: gpudot:noDevice, or gpudot:cuda once a kernel fault
  * has lost the CUDA context. */
-static void need_gpu(const char *fn)
+void need_gpu(const char *fn)
 {
     if (!gpudot_cuda_available())
         raise_status(fn, gpudot_cuda_lost() ? GPUDOT_CUDA : GPUDOT_NO_DEVICE,
                      gpudot_cuda_last_error());
+}
+
+/* The session's one gpudot:noDevice warning: fn, why, and what it does instead. */
+void warn_no_device(const char *fn, const char *instead)
+{
+    if (!warned_no_device) {
+        warned_no_device = 1;
+        gd_warn("gpudot:noDevice", "%s: no usable CUDA device (%s); %s", fn,
+                gpudot_cuda_last_error(), instead);
+    }
 }
 
 /* Which engine runs a call of `bytes` operand bytes; raises for "gpu" without a device. */
@@ -148,11 +154,7 @@ static int use_gpu(const char *fn, int dev, size_t bytes)
         return 1;
     }
     if (!gpudot_cuda_available()) {
-        if (!warned_no_device) {
-            warned_no_device = 1;
-            gd_warn("gpudot:noDevice", "%s: no usable CUDA device (%s); using the CPU engine", fn,
-                    gpudot_cuda_last_error());
-        }
+        warn_no_device(fn, "using the CPU engine");
         return 0;
     }
     return 0; /* "auto" keeps host data on the CPU engine: doc/design.md, host data */
@@ -169,17 +171,6 @@ typedef struct {
     int intc;                  /* of an integer class: converted a piece at a time (intchunks.c) */
 } operand_t;
 
-/* garray.m passes resident operands as struct ("garray_id", id). */
-static const garr_t *garray_of(const mxArray *a)
-{
-    if (!mxIsStruct(a) || mxGetNumberOfElements(a) != 1)
-        return NULL;
-    const mxArray *f = mxGetField(a, 0, "garray_id");
-    if (!f || !mxIsNumeric(f) || mxGetNumberOfElements(f) != 1)
-        return NULL;
-    return registry_find((int64_t)mxGetScalar(f));
-}
-
 static void resident_operand(const garr_t *g, operand_t *o)
 {
     o->sh.nd = g->nd;
@@ -190,11 +181,6 @@ static void resident_operand(const garr_t *g, operand_t *o)
     o->data = g->d;
     o->shd = g->sh;
     o->dev = 1;
-}
-
-static int garray_live(const garr_t *g)
-{
-    return g && (g->d || g->sh);
 }
 
 /* Octave 7's mxGetProperty returns a copy that the MEX call's cleanup does not free (265
@@ -669,236 +655,6 @@ gpudot_status gpudot_entry_vector(gpudot_op op, int single, int cx, int cy, cons
                : gpudot_cpu_dot(&r, gpudot_interrupt_pending);
 }
 
-/* ---- garray ops ---- */
-
-static int64_t shard_chunk = GPUDOT_SHARD_CHUNK; /* test hook: __gpudot__ ("shard_chunk", q) */
-
-void gateway_set_shard_chunk(int64_t q)
-{
-    shard_chunk = q > 0 ? q : GPUDOT_SHARD_CHUNK;
-}
-
-/* garray's "devices": a list of device indices (a device may repeat: several shards on it)
- * or "all"; *n of them into devs.  Raises for anything else, or without a GPU. */
-static void devices_arg(const mxArray *a, int *devs, int *n)
-{
-    char *s = get_string(a);
-    int all = s && !strcasecmp(s, "all");
-    if (s)
-        mxFree(s);
-    if (!all && (!(mxIsNumeric(a) || mxIsLogical(a)) || mxIsComplex(a) || mxIsEmpty(a) ||
-                 mxIsSparse(a) || mxGetNumberOfElements(a) > GPUDOT_MAX_SHARDS))
-        gd_error("gpudot:badOption",
-                 "garray: DEVICES must be \"all\" or a list of 1 to %d device indices (from 0)",
-                 GPUDOT_MAX_SHARDS);
-    size_t m = all ? 0 : mxGetNumberOfElements(a);
-    if (!all) {
-        mxArray *d = NULL, *in = (mxArray *)a;
-        mexCallMATLAB(1, &d, 1, &in, "double");
-        const double *v = mxGetDoubles(d);
-        for (size_t i = 0; i < m; i++)
-            if (!(v[i] >= 0) || v[i] != floor(v[i])) {
-                mxDestroyArray(d);
-                gd_error("gpudot:badOption",
-                         "garray: device indices are integers from 0 (CUDA's numbering)");
-            }
-        for (size_t i = 0; i < m; i++)
-            devs[i] = v[i] > 1e6 ? 1000000 : (int)v[i];
-        mxDestroyArray(d);
-    }
-    need_gpu("garray");
-    int count = gpudot_cuda_device_count();
-    if (all) {
-        m = (size_t)(count < GPUDOT_MAX_SHARDS ? count : GPUDOT_MAX_SHARDS);
-        for (size_t i = 0; i < m; i++)
-            devs[i] = (int)i;
-    }
-    for (size_t i = 0; i < m; i++)
-        if (devs[i] >= count)
-            gd_error("gpudot:noDevice", "garray: there is no GPU %d (%d visible)", devs[i], count);
-    *n = (int)m;
-}
-
-/* Allocates and fills a garray's memory on several GPUs; raises (nothing kept) on failure. */
-static void garray_shards(garr_t *e, const mxArray *a, const void *src, const int *devs, int n)
-{
-    size_t es = (e->single ? 4 : 8) * (e->cplx ? 2 : 1);
-    int64_t numel = (int64_t)mxGetNumberOfElements(a);
-    shape_t sh;
-    shape_of(a, &sh);
-    int vec = is_vector(&sh);
-    int64_t k = vec ? numel : sh.d[0];
-    int64_t cols = k > 0 ? numel / k : 0;
-    e->sh = malloc(sizeof *e->sh);
-    if (!e->sh)
-        gd_error("gpudot:outOfMemory", "garray: out of host memory");
-    gpudot_shard_layout(e->sh, k, vec ? 1 : cols, vec, shard_chunk, devs, n);
-    gpudot_status st = gpudot_cuda_shards_alloc(e->sh, es);
-    if (st == GPUDOT_OK && (st = gpudot_cuda_shards_copy(e->sh, (void *)src, es, 1)) != GPUDOT_OK)
-        gpudot_cuda_shards_free(e->sh);
-    if (st != GPUDOT_OK) {
-        free(e->sh);
-        e->sh = NULL;
-        raise_status("garray", st, gpudot_cuda_last_error());
-    }
-}
-
-/* [id, on_device, devs] = __gpudot__ ("garray_new", x[, D]) */
-static void op_garray_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
-{
-    if (nrhs < 2 || nrhs > 3 || !is_float_array(prhs[1]))
-        gd_error("gpudot:badType",
-                 "garray: X must be a full single or double array (real or complex)");
-    const mxArray *a = prhs[1];
-    int devs[GPUDOT_MAX_SHARDS], ndev = 0;
-    if (nrhs == 3)
-        devices_arg(prhs[2], devs, &ndev);
-    const void *src = data_of(a); /* before the dimensions: see data_of */
-    if (mxGetNumberOfDimensions(a) > MAXDIMS)
-        gd_error("gpudot:badDim", "garray: at most %d dimensions are supported", MAXDIMS);
-    if (!registry_reserve())
-        gd_error("gpudot:outOfMemory", "garray: out of host memory");
-    garr_t e;
-    memset(&e, 0, sizeof e);
-    e.id = registry_next_id();
-    e.single = mxIsSingle(a);
-    e.cplx = mxIsComplex(a);
-    e.nd = (int)mxGetNumberOfDimensions(a);
-    memcpy(e.dims, mxGetDimensions(a), (size_t)e.nd * sizeof(mwSize));
-    e.bytes = mxGetNumberOfElements(a) * (e.single ? 4 : 8) * (e.cplx ? 2 : 1);
-    if (ndev > 0) {
-        garray_shards(&e, a, src, devs, ndev);
-    } else if (gpudot_cuda_available()) {
-        gpudot_status st = gpudot_cuda_malloc(&e.d, e.bytes);
-        if (st == GPUDOT_OUT_OF_MEMORY) {
-            gpudot_cuda_info_t in;
-            gpudot_cuda_info(&in);
-            gd_error("gpudot:outOfMemory",
-                     "garray: cannot allocate %zu bytes on the device (%zu bytes free)", e.bytes,
-                     in.mem_free);
-        }
-        if (st != GPUDOT_OK)
-            raise_status("garray", st, gpudot_cuda_last_error());
-        if ((st = gpudot_cuda_copy(e.d, src, e.bytes, 1)) != GPUDOT_OK) {
-            gpudot_cuda_free(e.d);
-            raise_status("garray", st, gpudot_cuda_last_error());
-        }
-    } else if (!warned_no_device) {
-        warned_no_device = 1;
-        gd_warn("gpudot:noDevice", "garray: no usable CUDA device (%s); keeping data on the host",
-                gpudot_cuda_last_error());
-    }
-    registry_add(&e);
-    update_lock();
-    plhs[0] = mxCreateDoubleScalar((double)e.id);
-    plhs[1] = mxCreateLogicalScalar(e.d != NULL || e.sh != NULL);
-    if (nlhs > 2) {
-        int n = e.sh ? e.sh->n : e.d ? 1 : 0;
-        plhs[2] = mxCreateDoubleMatrix(1, (mwSize)n, mxREAL);
-        double *v = mxGetDoubles(plhs[2]);
-        gpudot_cuda_info_t in;
-        if (!e.sh && e.d && gpudot_cuda_info(&in) == GPUDOT_OK)
-            v[0] = in.device;
-        for (int i = 0; e.sh && i < n; i++)
-            v[i] = e.sh->s[i].dev;
-    }
-}
-
-/* id = __gpudot__ ("garray_index", id, L, dims): a new garray of dims holding the elements
- * L (1-based linear indices, checked here) of garray id, selected on the device. */
-static void op_garray_index(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
-{
-    (void)nlhs;
-    const garr_t *g = nrhs == 4 && mxIsNumeric(prhs[1]) && mxGetNumberOfElements(prhs[1]) == 1
-                          ? registry_find((int64_t)mxGetScalar(prhs[1]))
-                          : NULL;
-    if (!g || !g->d || !mxIsDouble(prhs[2]) || mxIsComplex(prhs[2]) || !mxIsDouble(prhs[3]) ||
-        mxGetNumberOfElements(prhs[3]) < 2 || mxGetNumberOfElements(prhs[3]) > MAXDIMS)
-        gd_error("gpudot:badType", "__gpudot__: garray_index takes a garray on one GPU, indices "
-                                   "and dimensions");
-    /* (registry_reserve may move the entries: g is read here, before it) */
-    const void *src = g->d;
-    int g_single = g->single, g_cplx = g->cplx;
-    size_t es = (g->single ? 4 : 8) * (g->cplx ? 2 : 1);
-    size_t numel = g->bytes / es, n = mxGetNumberOfElements(prhs[2]);
-    const double *L = mxGetDoubles(prhs[2]), *dv = mxGetDoubles(prhs[3]);
-    garr_t e;
-    memset(&e, 0, sizeof e);
-    e.nd = (int)mxGetNumberOfElements(prhs[3]);
-    size_t want = 1;
-    for (int j = 0; j < e.nd; j++) {
-        e.dims[j] = (mwSize)dv[j];
-        want *= (size_t)dv[j];
-    }
-    if (want != n)
-        gd_error("gpudot:sizeMismatch",
-                 "__gpudot__: garray_index: dimensions of %zu elements for "
-                 "%zu indices",
-                 want, n);
-    int64_t *idx = mxMalloc(n ? n * sizeof *idx : 1);
-    for (size_t i = 0; i < n; i++) {
-        double v = L[i];
-        if (!(v >= 1) || v != floor(v) || v > (double)numel) {
-            mxFree(idx);
-            if (v == floor(v) && v > (double)numel)
-                gd_error("Octave:index-out-of-bounds", "index (%.0f): out of bound %zu", v, numel);
-            gd_error("Octave:index-out-of-bounds",
-                     "index (%g): subscripts must be either integers 1 to (2^63)-1 or logicals", v);
-        }
-        idx[i] = (int64_t)v - 1;
-    }
-    if (!registry_reserve()) {
-        mxFree(idx);
-        gd_error("gpudot:outOfMemory", "garray: out of host memory");
-    }
-    e.id = registry_next_id();
-    e.single = g_single;
-    e.cplx = g_cplx;
-    e.bytes = n * es;
-    gpudot_status st = gpudot_cuda_malloc(&e.d, e.bytes);
-    if (st == GPUDOT_OK && (st = gpudot_cuda_gather(e.d, src, idx, (int64_t)n, es)) != GPUDOT_OK)
-        gpudot_cuda_free(e.d);
-    mxFree(idx);
-    if (st != GPUDOT_OK)
-        raise_status("garray", st, gpudot_cuda_last_error());
-    registry_add(&e);
-    update_lock();
-    plhs[0] = mxCreateDoubleScalar((double)e.id);
-}
-
-/* __gpudot__ ("garray_free", id): unknown ids are ignored (delete may run twice, or after
- * the registry was emptied at exit). */
-static void op_garray_free(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
-{
-    (void)nlhs, (void)plhs;
-    if (nrhs != 2 || !mxIsNumeric(prhs[1]) || mxGetNumberOfElements(prhs[1]) != 1)
-        gd_error("gpudot:badOption", "__gpudot__: garray_free needs an id");
-    garr_t *g = registry_find((int64_t)mxGetScalar(prhs[1]));
-    if (!g)
-        return;
-    registry_free_data(g);
-    registry_remove(g);
-    update_lock();
-}
-
-/* x = __gpudot__ ("garray_gather", id) */
-static void op_garray_gather(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
-{
-    (void)nlhs;
-    const garr_t *g = nrhs == 2 ? garray_of(prhs[1]) : NULL;
-    if (!g && nrhs == 2 && mxIsNumeric(prhs[1]) && mxGetNumberOfElements(prhs[1]) == 1)
-        g = registry_find((int64_t)mxGetScalar(prhs[1]));
-    if (!garray_live(g))
-        gd_error("gpudot:badType", "gather: not a garray on the device");
-    void *data;
-    plhs[0] = make_out(g->nd, g->dims, g->single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, g->cplx, &data);
-    gpudot_status st =
-        g->sh ? gpudot_cuda_shards_copy(g->sh, data, (g->single ? 4 : 8) * (g->cplx ? 2 : 1), 0)
-              : gpudot_cuda_copy(data, g->d, g->bytes, 0);
-    if (st != GPUDOT_OK)
-        raise_status("gather", st, gpudot_cuda_last_error());
-}
-
 static void op_info(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     (void)nlhs, (void)nrhs, (void)prhs;
@@ -1034,10 +790,6 @@ static const gateway_op public_ops[] = {
     {"__entry__", op_entry},
     {"info", op_info},
     {"gpu_available", op_gpu_available},
-    {"garray_new", op_garray_new},
-    {"garray_free", op_garray_free},
-    {"garray_gather", op_garray_gather},
-    {"garray_index", op_garray_index},
     {"release", op_release},
 };
 
@@ -1056,6 +808,8 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     char op[32];
     mxGetString(prhs[0], op, sizeof op);
     gateway_op_fn fn = find_op(op, public_ops, sizeof public_ops / sizeof *public_ops);
+    if (!fn)
+        fn = find_op(op, gateway_garray_ops, gateway_n_garray_ops);
     if (!fn)
         fn = find_op(op, gateway_hook_ops, gateway_n_hook_ops);
     if (!fn)

@@ -86,6 +86,14 @@ typedef struct {
     gateway_op_fn fn;
 } gateway_op;
 
+/* __gpudot__.c: raises unless a GPU is usable; the session's one gpudot:noDevice warning */
+void need_gpu(const char *fn);
+void warn_no_device(const char *fn, const char *instead);
+
+/* The garray operations (mex/garray_ops.c). */
+extern const gateway_op gateway_garray_ops[];
+extern const size_t gateway_n_garray_ops;
+
 /* The test and bench hooks (mex/hooks.c); the chunk length of new garrays on several GPUs
  * (__gpudot__.c; 0: GPUDOT_SHARD_CHUNK). */
 void gateway_set_shard_chunk(int64_t q);

@@ -30,4 +30,9 @@ size_t registry_count(void);
 size_t registry_bytes(void);
 void registry_release(void); /* frees every garray's device memory and the tables */
 
+/* mex/garray_ops.c: the garray a struct ("garray_id", id) names (NULL where none); whether
+ * its data is on a device (one or several) */
+const garr_t *garray_of(const mxArray *a);
+int garray_live(const garr_t *g);
+
 #endif

@@ -44,6 +44,19 @@ static void stored_at(const sp_op *o, mwIndex k, double *re, double *im)
     *im = o->cplx ? o->v[2 * k + 1] : 0;
 }
 
+/* Row r of column j where `here` (the walk's next row is r), stepping past it; else 0. */
+static void take(const sp_op *o, int here, mwIndex *k, mwSize r, mwSize j, double *re, double *im)
+{
+    *re = *im = 0;
+    if (!here)
+        return;
+    if (o->sparse)
+        stored_at(o, *k, re, im);
+    else
+        full_at(o, r, j, re, im);
+    (*k)++;
+}
+
 /* s += conj(x) y (real and imaginary sums, compensated where comp) */
 static void dot_add(double *s, double *c, double xr, double xi, double yr, double yi, int comp)
 {
@@ -108,21 +121,8 @@ static void column_fast(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j, 
         mwSize rx = kx < ex ? (x->sparse ? x->ir[kx] : kx) : rows;
         mwSize ry = ky < ey ? (y->sparse ? y->ir[ky] : ky) : rows;
         mwSize r = rx < ry ? rx : ry;
-        xr = xi = yr = yi = 0;
-        if (rx == r) {
-            if (x->sparse)
-                stored_at(x, kx, &xr, &xi);
-            else
-                full_at(x, r, j, &xr, &xi);
-            kx++;
-        }
-        if (ry == r) {
-            if (y->sparse)
-                stored_at(y, ky, &yr, &yi);
-            else
-                full_at(y, r, j, &yr, &yi);
-            ky++;
-        }
+        take(x, rx == r, &kx, r, j, &xr, &xi);
+        take(y, ry == r, &ky, r, j, &yr, &yi);
         if (cos)
             gd_cos_add_d(&a, xr, xi, yr, yi, cx, cy, comp, fast);
         else if (rx == r && ry == r)
