@@ -1,6 +1,7 @@
-## Garrays on several GPUs (make bench, where more than one GPU is visible): resident gdot
-## of single vectors with 2^LOG elements per GPU (BENCH_SHARD_LOG, default 30) on one GPU
-## (a plain garray, and one shard) and on every GPU; then a 768-row single matrix larger
+## Several GPUs (make bench, where more than one GPU is visible): resident gdot of single
+## vectors with 2^LOG elements per GPU (BENCH_SHARD_LOG, default 30) on one GPU (a plain
+## garray, and one shard) and on every GPU; gdot of host data (at most 2^28 a GPU) through
+## one GPU's ring and one ring per GPU; then a 768-row single matrix larger
 ## than one GPU holds (BENCH_SHARD_GB, default 1.25 x one GPU's memory) queried with
 ## gcosine.  Rows go to BENCH_CSV (section "shards") as in octave_bench.m.
 
@@ -14,6 +15,16 @@ function t = times_us (f, reps)
     f ();
     t(i) = 1e6 * toc (t0);
   endfor
+endfunction
+
+function t = spread_us (x, y, devs, reps)
+  ## gdot of host data spread over devs
+  __gpudot__ ("spread_devices", devs);
+  unwind_protect
+    t = times_us (@() gdot (x, y, "device", "gpu"), reps);
+  unwind_protect_cleanup
+    __gpudot__ ("spread_devices", []);
+  end_unwind_protect
 endfunction
 
 function row (fid, op, cls, shape, n, t, bytes, dev)
@@ -70,7 +81,21 @@ Z = garray (x, "devices", [0 0]);
 W = garray (y, "devices", [0 0]);
 printf ("bits equal on %d GPUs and on one (two shards): %d\n", nd,
         isequal (gdot (X, Y), gdot (Z, W)));
-clear X Y Z W x y
+clear X Y Z W
+
+## host data: gdot of the same vectors (2^LOG singles per GPU, at most 2^28) through one
+## GPU's ring, then through one ring per GPU
+nh = 2 ^ min (lg, 28) * nd;
+row (fid, "gdot host data: one GPU's ring", "single", sprintf ("%d x 2^%d", nd, log2 (nh / nd)),
+     nh, spread_us (x(1:nh), y(1:nh), 0, 10), 8 * nh, dev);
+h1 = gdot (x(1:nh), y(1:nh), "device", "gpu");
+row (fid, sprintf ("gdot host data: %d GPUs' rings", nd), "single",
+     sprintf ("%d x 2^%d", nd, log2 (nh / nd)), nh, spread_us (x(1:nh), y(1:nh), 0:nd-1, 10),
+     8 * nh, dev);
+__gpudot__ ("spread_devices", 0:nd-1);
+printf ("bits equal through one ring and %d: %d\n", nd, isequal (gdot (x(1:nh), y(1:nh), "device", "gpu"), h1));
+__gpudot__ ("spread_devices", []);
+clear x y
 
 ## the 768-wide query: a matrix one GPU holds, on one GPU and on every GPU; what Octave's
 ## result array costs alone; then a matrix larger than one GPU holds

@@ -57,6 +57,12 @@ void gpudot_cuda_set_staging_cap(size_t bytes, size_t piece, int pack)
     (void)pack;
 }
 
+gpudot_status gpudot_cuda_set_spread(const int *devs, int n)
+{
+    (void)devs;
+    return n ? GPUDOT_NO_DEVICE : GPUDOT_OK;
+}
+
 void gpudot_cuda_set_tile_from(size_t bytes, int blocks)
 {
     (void)bytes;

@@ -6,13 +6,16 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <mutex>
+
 #include "engine.cuh"
 
 namespace gpudot
 {
 
 Engine engines[kMaxDevices];
-Engine *E = &engines[0];
+thread_local Engine *E = &engines[0];
+static std::mutex g_err_lock; /* (the threads of a call on several GPUs may fail at once) */
 char g_err[512] = "";
 static int g_count = -1;  /* devices visible, once probed */
 static int g_primary = 0; /* the device of one-GPU calls and garrays */
@@ -27,6 +30,7 @@ static int g_primary = 0; /* the device of one-GPU calls and garrays */
  * takes the CPU engine), and frees are skipped (they would fail anyway). */
 gpudot_status lost_status()
 {
+    std::lock_guard<std::mutex> hold(g_err_lock);
     snprintf(g_err, sizeof g_err, "%s", E->lost_msg);
     return GPUDOT_CUDA;
 }
@@ -35,6 +39,7 @@ gpudot_status fail(cudaError_t e, const char *what)
 {
     if (E->lost)
         return lost_status();
+    std::unique_lock<std::mutex> hold(g_err_lock);
     snprintf(g_err, sizeof g_err, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError(); /* not sticky: clear it so the next call works */
@@ -57,6 +62,7 @@ gpudot_status fail(cudaError_t e, const char *what)
                 engines[d].lost = 1;
                 snprintf(engines[d].lost_msg, sizeof engines[d].lost_msg, "%s", msg);
             }
+            hold.unlock();
             return lost_status();
         }
     }
@@ -269,10 +275,10 @@ void gpudot_cuda_release(void)
             if (!E->lost)
                 cudaSetDevice(d);
             release_engine();
+            ring_free();
         }
     if (g_count > 0)
         E = &engines[g_primary], cudaSetDevice(g_primary);
-    ring_free();
 }
 
 int gpudot_cuda_device_count(void)
@@ -290,6 +296,20 @@ void gpudot_cuda_set_staging_cap(size_t bytes, size_t piece, int pack)
     E->staging_cap = bytes;
     E->piece = piece;
     E->pack = pack > GPUDOT_PACK_AUTO && pack < GPUDOT_PACK_NWAYS ? pack : GPUDOT_PACK_AUTO;
+}
+
+gpudot_status gpudot_cuda_set_spread(const int *devs, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (devs[i] >= gpudot_cuda_device_count()) {
+            snprintf(g_err, sizeof g_err, "there is no GPU %d (%d visible)", devs[i], g_count);
+            return GPUDOT_NO_DEVICE;
+        }
+    spread_n = 0;
+    for (int i = 0; i < n && i < GPUDOT_MAX_SHARDS; i++)
+        spread_devs[i] = devs[i];
+    spread_n = n;
+    return GPUDOT_OK;
 }
 
 void gpudot_cuda_set_tile_from(size_t bytes, int blocks)

@@ -55,12 +55,13 @@ struct Engine {
     char lost_msg[640] = "";
 };
 
-/* One engine per device: E is the one in use (the primary device's, except while a call on
- * a garray of several GPUs visits each of its devices: use_device).  Only the calling
- * thread changes it.  g_err holds the text of the last failure on any device. */
+/* One engine per device: E is the one a thread uses (the primary device's, except while a
+ * call on several GPUs visits each of its devices: use_device).  A call on host data over
+ * several GPUs drives each device from a thread of its own (ring.cu), each with its E.
+ * g_err holds the text of the last failure on any device. */
 constexpr int kMaxDevices = 64;
 extern Engine engines[kMaxDevices];
-extern Engine *E;
+extern thread_local Engine *E;
 extern char g_err[512];
 gpudot_status use_device(int dev);
 void use_primary();
@@ -101,6 +102,9 @@ gpudot_status one_launch(const gpudot_dot_req *r);
 gpudot_status mapped_area();
 gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void *d_y, void *d_out,
                          int carry_in, int is_final, int mapped = 0, State *carry = nullptr);
+/* the states of r's one run (na = 1) in chunks of q, in order, to states (device) */
+gpudot_status run_in_chunks(const gpudot_dot_req *r, const void *dx, const void *dy, int64_t q,
+                            State *states);
 /* merges nchunks states of each of nout outputs in order on the host, writes the outputs */
 void merge_on_host(const gpudot_dot_req *r, const State *states, int64_t nchunks, int64_t nout,
                    void *out);
@@ -109,6 +113,7 @@ gpudot_status dot_resident(const gpudot_dot_req *r);
 gpudot_status copy_out(void *host, const void *dev, size_t bytes);
 
 /* ring.cu: host data */
+extern int spread_devs[GPUDOT_MAX_SHARDS], spread_n;
 void ring_free();
 size_t ring_bytes();
 gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll);

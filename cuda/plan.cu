@@ -231,6 +231,36 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     return GPUDOT_OK;
 }
 
+gpudot_status run_in_chunks(const gpudot_dot_req *r, const void *dx, const void *dy, int64_t q,
+                            State *states)
+{
+    /* m chunks of q as m outputs of one launch (an operand broadcast along the run has one
+     * value: the same for every chunk), then the rest as one more */
+    size_t esx = esize(r->type, r->cx), esy = esize(r->type, r->cy);
+    int has_y = r->op != GPUDOT_OP_NORM;
+    int64_t m = r->nk / q, rest = r->nk - m * q;
+    gpudot_dot_req v = *r;
+    v.xs = v.ys = nullptr;
+    v.x_dev = v.y_dev = 1;
+    v.nb = v.bx = v.by = 1;
+    gpudot_status st = GPUDOT_OK;
+    for (int part = 0; part < 2 && st == GPUDOT_OK; part++) {
+        int64_t k0 = part ? m * q : 0, nk = part ? rest : q, na = part ? 1 : m;
+        if (na == 0 || nk == 0)
+            continue;
+        v.nk = nk;
+        v.na = na;
+        v.kx = r->kx > 1 ? nk : 1;
+        v.ax = r->kx > 1 ? na : 1;
+        v.ky = r->ky > 1 ? nk : 1;
+        v.ay = r->ky > 1 ? na : 1;
+        const char *px = (const char *)dx + (r->kx > 1 ? (size_t)k0 * esx : 0);
+        const char *py = has_y ? (const char *)dy + (r->ky > 1 ? (size_t)k0 * esy : 0) : nullptr;
+        st = run_kernel(&v, px, py, nullptr, 0, 0, 0, states + (part ? m : 0));
+    }
+    return st;
+}
+
 /* Validates a request and makes sure a device is there. */
 gpudot_status begin(const gpudot_dot_req *r)
 {

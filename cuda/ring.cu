@@ -10,6 +10,8 @@
 #include <atomic>
 #include <memory>
 #include <new>
+#include <thread>
+#include <vector>
 
 #include <omp.h>
 #include <sched.h>
@@ -67,10 +69,19 @@ struct Ring {
     int busy[kSlots] = {};
     cudaEvent_t copied[kSlots] = {}, used[kSlots] = {};
     cudaStream_t copy = nullptr, comp = nullptr;
-} R;
+};
+
+/* One ring per device, used by the thread that drives that device's part of a call. */
+Ring rings[kMaxDevices];
+
+Ring &ring()
+{
+    return rings[E->device];
+}
 
 void ring_free()
 {
+    Ring &R = ring();
     for (int i = 0; i < kSlots; i++) {
         if (R.host[i] && !E->lost)
             cudaFreeHost(R.host[i]);
@@ -84,6 +95,7 @@ void ring_free()
 
 gpudot_status ring_need(size_t bytes)
 {
+    Ring &R = ring();
     if (!R.copy) {
         CK(cudaStreamCreateWithFlags(&R.copy, cudaStreamNonBlocking), "cudaStreamCreate");
         CK(cudaStreamCreateWithFlags(&R.comp, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -110,10 +122,13 @@ gpudot_status ring_need(size_t bytes)
     return GPUDOT_OK;
 }
 
-/* device and pinned host bytes of the ring */
+/* device and pinned host bytes of every device's ring */
 size_t ring_bytes()
 {
-    return 2 * kSlots * R.cap;
+    size_t b = 0;
+    for (const Ring &R : rings)
+        b += 2 * kSlots * R.cap;
+    return b;
 }
 
 size_t align16(size_t b)
@@ -200,6 +215,7 @@ struct Spin {
  */
 struct RingWalk {
     const gpudot_dot_req *r;
+    Ring *R; /* its device's ring */
     int has_y, whole_out, npmax;
     int way;                            /* how the threads store (GPUDOT_PACK_*; kPackNtUpTo) */
     size_t esx, esy, eso, piece, first; /* largest piece; the first chunk's first piece */
@@ -211,21 +227,40 @@ struct RingWalk {
      * takes nothing */
     std::atomic<uint64_t> *next;
     std::atomic<int> stop; /* the master gave up (error or interrupt) */
+    /* Position-fixed reduction (q > 0, ring_plan): every element packed at its address in
+     * the caller's array modulo 16 (ex0, ey0: where x and y of this request start there);
+     * where runs are longer than q (chunked), chunks of q reduced to states, nch_own a
+     * column, written to states (device) in order, merged on the host after the call. */
+    int64_t q = 0, ex0 = 0, ey0 = 0, nch_own = 0;
+    int chunked = 0;
+    State *states = nullptr;
+    std::atomic<int> *halt = nullptr; /* set where another device's part failed */
 
     struct Chunk {
         gpudot_dot_req sub;
         CopyJob jobs[2];
         int njobs;
-        size_t xb, yb; /* packed bytes of x and y; y starts at align16(xb) in the slot */
+        size_t xb, yb; /* packed bytes of x and y */
+        size_t xo, yo; /* where x and y start in the slot */
         int64_t a0, na, sl;
         int npieces;
         int64_t c;
         /* the slot offset of packed byte b */
         size_t at(size_t b) const
         {
-            return b < xb ? b : align16(xb) + (b - xb);
+            return b < xb ? xo + b : yo + (b - xb);
         }
     };
+
+    /* q > 0: the slot offset (below 16) that keeps the element at src of operand v (whose
+     * request starts at element e0 of the caller's array) at its address modulo 16 */
+    size_t keep16(const CopyJob &j, const void *v, int64_t e0, size_t es) const
+    {
+        if (!q)
+            return 0;
+        int64_t e = e0 + (int64_t)((j.src - (const char *)v) / es);
+        return (size_t)e * es % 16;
+    }
 
     Chunk chunk(int64_t c) const
     {
@@ -240,17 +275,21 @@ struct RingWalk {
         h.sub = *r;
         h.sub.nk = kn;
         h.sub.na = h.na;
-        h.xb = h.yb = 0;
+        h.xb = h.yb = h.xo = 0;
         h.njobs = 0;
-        char *hx = (char *)R.host[c % kSlots];
+        char *hx = (char *)R->host[c % kSlots];
         if (kn > 0) {
             h.jobs[0] = pack_job(hx, r->x, esx, r->bx, r->kx, r->ax, h.a0, h.na, k0, kn, &h.sub.kx,
                                  &h.sub.ax);
+            h.xo = keep16(h.jobs[0], r->x, ex0, esx);
+            h.jobs[0].dst += h.xo;
             h.xb = h.jobs[0].len * h.jobs[0].count;
             h.njobs = 1;
             if (has_y) {
-                h.jobs[1] = pack_job(hx + align16(h.xb), r->y, esy, r->by, r->ky, r->ay, h.a0, h.na,
-                                     k0, kn, &h.sub.ky, &h.sub.ay);
+                h.jobs[1] = pack_job(hx, r->y, esy, r->by, r->ky, r->ay, h.a0, h.na, k0, kn,
+                                     &h.sub.ky, &h.sub.ay);
+                h.yo = align16(h.xo + h.xb) + keep16(h.jobs[1], r->y, ey0, esy);
+                h.jobs[1].dst += h.yo;
                 h.yb = h.jobs[1].len * h.jobs[1].count;
                 h.njobs = 2;
             }
@@ -259,6 +298,8 @@ struct RingWalk {
             h.sub.ax = r->ax > 1 ? h.na : 1;
             h.sub.ay = r->ay > 1 ? h.na : 1;
         }
+        if (!has_y || kn == 0)
+            h.yo = align16(h.xo + h.xb);
         h.c = c;
         h.npieces = 0;
         for (size_t lo, hi; piece_at(h, h.npieces, &lo, &hi), lo < hi;)
@@ -340,11 +381,15 @@ struct RingWalk {
         bool waiting = false;
         Spin spin;
         while (c < nchunks && st == GPUDOT_OK) {
+            if (halt && halt->load(std::memory_order_relaxed)) {
+                st = GPUDOT_INTERRUPTED; /* (the part that failed has the call's error) */
+                break;
+            }
             /* slots free for the chunks ahead: their last copies (kSlots chunks back) done */
             while (pub < nchunks && pub < c + kSlots) {
                 int s = (int)(pub % kSlots);
-                if (R.busy[s]) {
-                    cudaError_t q = cudaEventQuery(R.copied[s]);
+                if (R->busy[s]) {
+                    cudaError_t q = cudaEventQuery(R->copied[s]);
                     if (q == cudaErrorNotReady)
                         break;
                     CKS(q, "cudaMemcpyAsync (upload)");
@@ -379,37 +424,41 @@ struct RingWalk {
                 GPUDOT_MARK(GPUDOT_STAGE_SLOT_WAIT);
             waiting = false;
             int s = (int)(c % kSlots);
-            char *hx = (char *)R.host[s], *dx = (char *)R.dev[s];
+            char *hx = (char *)R->host[s], *dx = (char *)R->dev[s];
             /* once a chunk: the device slot is free once the kernel that last read it finished */
-            if (p == 0 && R.busy[s])
-                CKS(cudaStreamWaitEvent(R.copy, R.used[s], 0), "cudaStreamWaitEvent");
+            if (p == 0 && R->busy[s])
+                CKS(cudaStreamWaitEvent(R->copy, R->used[s], 0), "cudaStreamWaitEvent");
             if (p < h.npieces) {
                 if (nw == 0)
                     copy_range(h.jobs, h.njobs, lo, hi, way);
                 size_t d0 = h.at(lo), d1 = h.at(hi - 1) + 1;
-                TL_MARK(R.copy, 'c', d1 - d0);
-                CKS(cudaMemcpyAsync(dx + d0, hx + d0, d1 - d0, cudaMemcpyHostToDevice, R.copy),
+                TL_MARK(R->copy, 'c', d1 - d0);
+                CKS(cudaMemcpyAsync(dx + d0, hx + d0, d1 - d0, cudaMemcpyHostToDevice, R->copy),
                     "cudaMemcpyAsync (upload)");
-                TL_MARK(R.copy, 'C', d1 - d0);
+                TL_MARK(R->copy, 'C', d1 - d0);
                 p++;
                 continue;
             }
             /* all of chunk c queued: its kernel after its copies */
-            CKS(cudaEventRecord(R.copied[s], R.copy), "cudaEventRecord");
-            CKS(cudaStreamWaitEvent(R.comp, R.copied[s], 0), "cudaStreamWaitEvent");
+            CKS(cudaEventRecord(R->copied[s], R->copy), "cudaEventRecord");
+            CKS(cudaStreamWaitEvent(R->comp, R->copied[s], 0), "cudaStreamWaitEvent");
             if (st)
                 break;
             void *dout = (char *)E->out.p + (whole_out ? (size_t)(h.a0 * r->nb) * eso : 0);
-            TL_MARK(R.comp, 'k', 0);
-            if ((st =
-                     run_kernel(&h.sub, dx, dx + align16(h.xb), dout, h.sl > 0, h.sl == nslab - 1)))
+            TL_MARK(R->comp, 'k', 0);
+            if (chunked)
+                st = run_in_chunks(&h.sub, dx + h.xo, has_y ? dx + h.yo : nullptr, q,
+                                   states + h.a0 * nch_own + h.sl * (k_per / q));
+            else
+                st = run_kernel(&h.sub, dx + h.xo, dx + h.yo, dout, h.sl > 0, h.sl == nslab - 1);
+            if (st)
                 break;
-            TL_MARK(R.comp, 'K', 0);
-            CKS(cudaEventRecord(R.used[s], R.comp), "cudaEventRecord");
-            R.busy[s] = 1;
-            if (!whole_out && h.sl == nslab - 1)
+            TL_MARK(R->comp, 'K', 0);
+            CKS(cudaEventRecord(R->used[s], R->comp), "cudaEventRecord");
+            R->busy[s] = 1;
+            if (!whole_out && !chunked && h.sl == nslab - 1)
                 CKS(cudaMemcpyAsync((char *)r->out + (size_t)(h.a0 * r->nb) * eso, E->out.p,
-                                    (size_t)(h.na * r->nb) * eso, cudaMemcpyDeviceToHost, R.comp),
+                                    (size_t)(h.na * r->nb) * eso, cudaMemcpyDeviceToHost, R->comp),
                     "kernel or cudaMemcpy (result)");
             if (st == GPUDOT_OK && poll && poll())
                 st = GPUDOT_INTERRUPTED;
@@ -421,35 +470,16 @@ struct RingWalk {
     }
 };
 
-/* The ring on the CPU engine's pool (cpu/gpudot_pool.c): the calling thread is the master,
- * pool threads that come take packing tasks.  (With an OpenMP region the call also waited
- * at its end for every thread of the team, one the hypervisor had not run yet included.) */
-struct RingLead {
-    RingWalk *w;
-    gpudot_poll_fn poll;
-};
-
-static void ring_worker(void *ctx, int64_t)
-{
-    static_cast<RingWalk *>(ctx)->worker();
-}
-
-static int ring_master(void *lctx, int posted)
-{
-    RingLead *l = static_cast<RingLead *>(lctx);
-    gpudot_status st = l->w->master(posted, l->poll);
-    if (st != GPUDOT_OK)
-        l->w->stop.store(1);
-    return st;
-}
-
 /* A small call on host data in one launch (kDirectBytes): the operands packed by the calling
  * thread into the ring's first slot (free: every call leaves both ring streams idle), read
- * there by the kernel (pinned memory, mapped), the results written into the mapped area. */
+ * there by the kernel (pinned memory, mapped), the results written into the mapped area.
+ * (Its runs are shorter than spread_pass's chunks, and start at the slot's start as the
+ * caller's arrays do at an address modulo 16.) */
 gpudot_status dot_direct(const gpudot_dot_req *r, int has_y, size_t esx, size_t esy, size_t bo,
                          int way)
 {
     gpudot_dot_req sub = *r;
+    Ring &R = ring();
     char *h = (char *)R.host[0], *hd = (char *)R.host_dev[0];
     CopyJob jobs[2];
     jobs[0] = pack_job(h, r->x, esx, r->bx, r->kx, r->ax, 0, r->na, 0, r->nk, &sub.kx, &sub.ax);
@@ -460,31 +490,52 @@ gpudot_status dot_direct(const gpudot_dot_req *r, int has_y, size_t esx, size_t 
         yb = jobs[1].len * jobs[1].count;
     }
     copy_range(jobs, has_y ? 2 : 1, 0, xb + yb, way);
-    return run_mapped(&sub, hd, hd + align16(xb), bo);
+    /* runs position-fixed, as the ring reduces them (spread_pass): the same bits either way */
+    E->fixed = r->nb == 1;
+    gpudot_status st = run_mapped(&sub, hd, hd + align16(xb), bo);
+    E->fixed = 0;
+    return st;
 }
 
 /* A host-data call's plan: element sizes, the way of packing, the slot size, and the
  * chunks (whole runs, a_per outputs a chunk; where one output does not fit, k-slabs of
- * k_per elements of one output, their states carried from chunk to chunk). */
+ * k_per elements of one output).  q = 0: the slabs' states carried from chunk to chunk.
+ * q > 0 (position-fixed, spread_pass): where the call's runs are longer than q (chunked),
+ * they are cut into chunks of q, k_per a multiple of q, each chunk its own state; the slot
+ * holds at least one chunk. */
 struct RingPlan {
     int has_y;
     size_t esx, esy, eso, out_all, bytes;
     int way;
     size_t want;
-    int64_t nk, a_per, k_per, nslab, ngroup;
+    int64_t q, nk, a_per, k_per, nslab, ngroup;
+    int chunked; /* the call's runs are longer than q (a part's may not be) */
 };
 
-gpudot_status ring_plan(const gpudot_dot_req *r, RingPlan &pl)
+size_t round_mib(size_t b)
+{
+    return (b + (1 << 20) - 1) & ~(size_t)((1 << 20) - 1);
+}
+
+gpudot_status ring_plan(const gpudot_dot_req *r, RingPlan &pl, int64_t q, int chunked)
 {
     pl.has_y = r->op != GPUDOT_OP_NORM;
     int cplx = r->op != GPUDOT_OP_NORM && (r->cx || r->cy);
     pl.esx = esize(r->type, r->cx);
     pl.esy = pl.has_y ? esize(r->type, r->cy) : 0;
     pl.eso = esize(r->type, cplx);
+    pl.q = q;
     pl.nk = r->nk > 0 ? r->nk : 0;
     pl.out_all = (size_t)(r->nb * r->na) * pl.eso;
     pl.bytes = (size_t)(r->bx * r->kx * r->ax) * pl.esx + (size_t)(r->by * r->ky * r->ay) * pl.esy;
     size_t esx = pl.esx, esy = pl.esy;
+    size_t per_a = (r->ax > 1 ? (size_t)(r->bx * r->kx) * esx : 0) +
+                   (r->ay > 1 ? (size_t)(r->by * r->ky) * esy : 0);
+    size_t fixed = (r->ax > 1 ? 0 : (size_t)(r->bx * r->kx) * esx) +
+                   (r->ay > 1 ? 0 : (size_t)(r->by * r->ky) * esy);
+    size_t per_k = (r->kx > 1 ? (size_t)r->bx * esx : 0) + (r->ky > 1 ? (size_t)r->by * esy : 0);
+    size_t fixed_k = (r->kx > 1 ? 0 : (size_t)r->bx * esx) + (r->ky > 1 ? 0 : (size_t)r->by * esy);
+    pl.chunked = chunked;
 
     /* How the threads store (see kPackNtUpTo); slot size (see kSlotMid, kSlotDemote):
      * packing, copying and reducing overlap from the second chunk on; the test cap forces
@@ -497,17 +548,18 @@ gpudot_status ring_plan(const gpudot_dot_req *r, RingPlan &pl)
                   : pl.bytes > kSlotMidUpTo ? kSlotMax
                                             : kSlotMid;
     want = want < kSlotMin ? kSlotMin : want > most ? most : want;
-    pl.want = (want + (1 << 20) - 1) & ~(size_t)((1 << 20) - 1);
+    pl.want = round_mib(want);
+    if (q > 0) { /* one chunk (or one output's whole run) and the room to align its parts */
+        size_t unit = chunked ? fixed_k + (size_t)q * per_k : fixed + per_a;
+        if (round_mib(unit + 64) > pl.want)
+            pl.want = round_mib(unit + 64);
+    }
     pl.way = way;
     size_t budget = pl.want - 64; /* room to align y's part to 16 bytes */
     if (E->staging_cap && E->staging_cap < budget)
         budget = E->staging_cap;
 
-    size_t per_a = (r->ax > 1 ? (size_t)(r->bx * r->kx) * esx : 0) +
-                   (r->ay > 1 ? (size_t)(r->by * r->ky) * esy : 0);
-    size_t fixed = (r->ax > 1 ? 0 : (size_t)(r->bx * r->kx) * esx) +
-                   (r->ay > 1 ? 0 : (size_t)(r->by * r->ky) * esy);
-    if (fixed + per_a <= budget) {
+    if (!chunked && fixed + per_a <= budget) {
         int64_t a_per = per_a ? (int64_t)((budget - fixed) / per_a) : r->na;
         a_per = a_per > r->na ? r->na : a_per < 1 ? 1 : a_per;
         int64_t grid_cap =
@@ -515,17 +567,14 @@ gpudot_status ring_plan(const gpudot_dot_req *r, RingPlan &pl)
         pl.a_per = a_per > grid_cap ? (grid_cap > 0 ? grid_cap : 1) : a_per;
         pl.k_per = pl.nk;
     } else {
-        size_t per_k =
-            (r->kx > 1 ? (size_t)r->bx * esx : 0) + (r->ky > 1 ? (size_t)r->by * esy : 0);
-        size_t fixed_k =
-            (r->kx > 1 ? 0 : (size_t)r->bx * esx) + (r->ky > 1 ? 0 : (size_t)r->by * esy);
-        if (fixed_k + per_k > budget || per_k == 0) {
+        size_t step = chunked ? (size_t)q : 1; /* k_per is a multiple of this */
+        if (fixed_k + per_k * step > budget || per_k == 0) {
             snprintf(g_err, sizeof g_err, "needs %zu bytes of staging for one slice, %zu usable",
-                     fixed_k + per_k, budget);
+                     fixed_k + per_k * step, budget);
             return GPUDOT_OUT_OF_MEMORY;
         }
         pl.a_per = 1;
-        int64_t k_per = (int64_t)((budget - fixed_k) / per_k);
+        int64_t k_per = (int64_t)((budget - fixed_k) / (per_k * step)) * (int64_t)step;
         pl.k_per = k_per > pl.nk ? pl.nk : k_per;
     }
     if (pl.nk == 0)
@@ -535,16 +584,51 @@ gpudot_status ring_plan(const gpudot_dot_req *r, RingPlan &pl)
     return GPUDOT_OK;
 }
 
-/* The ring's run of a planned call: the calling thread queues copies and kernels (and packs
- * where it is alone or waits for a piece), packing threads come from the pool, one per
- * kPackPerThread of the call's bytes, up to every processor (fewer are slower at every
- * size: doc/design.md). */
-gpudot_status ring_run(const gpudot_dot_req *r, const RingPlan &pl, int whole_out,
-                       gpudot_poll_fn poll)
+/* One device's part of a call on host data: its request, its plan, its walk through that
+ * device's ring.  Set up and finished by the calling thread on the part's device; its
+ * master runs on a thread of its own where the call has several parts at once. */
+struct Leg {
+    int dev = 0;
+    gpudot_dot_req sub;
+    RingPlan pl;
+    RingWalk w;
+    std::unique_ptr<std::atomic<int>[]> done;
+    std::unique_ptr<std::atomic<uint64_t>[]> next;
+    State *host_states = nullptr; /* chunked: where its chunks' states go */
+    size_t nstates = 0;
+    gpudot_status st = GPUDOT_OK;
+    int ready = 0; /* set up: leg_finish must run */
+};
+
+/* Plans and sets up a part on the engine in use: ring, buffers, walk.  q, ex0, ey0: as
+ * RingWalk's; states: the host's place for its chunk states. */
+gpudot_status leg_setup(Leg &g, const gpudot_dot_req *sub, int64_t q, int chunked, int64_t ex0,
+                        int64_t ey0, State *states)
 {
     gpudot_status st;
-    RingWalk w;
+    g.dev = E->device;
+    g.sub = *sub;
+    g.host_states = states;
+    const gpudot_dot_req *r = &g.sub;
+    RingPlan &pl = g.pl;
+    if ((st = ring_plan(r, pl, q, chunked)) || (st = ring_need(pl.want)))
+        return st;
+    /* Outputs stay on the device until the end, unless there are very many of them. */
+    int whole_out = chunked || pl.out_all <= kOutWhole;
+    if (!chunked &&
+        (st = buf_need(E->out, whole_out ? pl.out_all : (size_t)(r->nb * pl.a_per) * pl.eso,
+                       "cudaMalloc (out)")))
+        return st;
+    int64_t nch_own = chunked ? (pl.nk + q - 1) / q : 0;
+    g.nstates = (size_t)(nch_own * r->na);
+    if (chunked && (st = buf_need(E->carry, g.nstates * sizeof(State), "cudaMalloc (states)")))
+        return st;
+    if (!q && pl.nslab > 1 &&
+        (st = buf_need(E->carry, (size_t)r->nb * sizeof(State), "cudaMalloc (carry)")))
+        return st;
+    RingWalk &w = g.w;
     w.r = r;
+    w.R = &ring();
     w.has_y = pl.has_y;
     w.esx = pl.esx, w.esy = pl.esy, w.eso = pl.eso;
     w.nk = pl.nk, w.a_per = pl.a_per, w.k_per = pl.k_per, w.nslab = pl.nslab;
@@ -554,15 +638,16 @@ gpudot_status ring_run(const gpudot_dot_req *r, const RingPlan &pl, int whole_ou
     w.piece = E->piece ? E->piece : kPiece;
     w.first = kPieceFirst < w.piece ? kPieceFirst : w.piece;
     w.npmax = (int)(pl.want / w.first + 2);
-    std::unique_ptr<std::atomic<int>[]> done(new (std::nothrow) std::atomic<int>[kSlots * w.npmax]);
-    std::unique_ptr<std::atomic<uint64_t>[]> next(new (std::nothrow)
-                                                      std::atomic<uint64_t>[kSlots * w.npmax]);
-    if (!done || !next) {
+    w.q = q, w.ex0 = ex0, w.ey0 = ey0, w.nch_own = nch_own, w.chunked = chunked;
+    w.states = (State *)E->carry.p;
+    g.done.reset(new (std::nothrow) std::atomic<int>[kSlots * w.npmax]);
+    g.next.reset(new (std::nothrow) std::atomic<uint64_t>[kSlots * w.npmax]);
+    if (!g.done || !g.next) {
         snprintf(g_err, sizeof g_err, "no host memory for the staging ring's counters");
         return GPUDOT_OUT_OF_MEMORY;
     }
-    w.done = done.get();
-    w.next = next.get();
+    w.done = g.done.get();
+    w.next = g.next.get();
     for (int i = 0; i < kSlots; i++)
         w.ready[i].store(-1);
     w.stop.store(0);
@@ -573,26 +658,241 @@ gpudot_status ring_run(const gpudot_dot_req *r, const RingPlan &pl, int whole_ou
         CK(cudaStreamSynchronize(0), "kernel");
         E->tail0 = 0;
     }
-    E->stream = R.comp;
-    int nt = gpudot_workers((int64_t)pl.bytes, (int64_t)kPackPerThread, omp_get_num_procs());
-    RingLead lead{&w, poll};
-#ifdef GPUDOT_STAGES
-    TL.n = 0;
-    TL_MARK(R.copy, 'S', 0);
-#endif
-    st = (gpudot_status)gpudot_pool_lead(nt - 1, ring_worker, &w, ring_master, &lead);
+    E->stream = w.R->comp;
+    E->fixed = q > 0;
+    g.ready = 1;
+    return GPUDOT_OK;
+}
+
+/* The part's results to the host, and its device idle (every exit waits for both
+ * streams: nothing of the call runs on after it returns); on the part's engine. */
+gpudot_status leg_finish(Leg &g)
+{
+    if (!g.ready)
+        return g.st;
+    g.ready = 0;
+    gpudot_status st = g.st;
+    Ring &R = *g.w.R;
     GPUDOT_MARK(GPUDOT_STAGE_PACK);
     TL_MARK(R.comp, 'r', 0);
-    if (st == GPUDOT_OK && whole_out)
-        CKS(cudaMemcpyAsync(r->out, E->out.p, pl.out_all, cudaMemcpyDeviceToHost, R.comp),
+    if (st == GPUDOT_OK && g.w.chunked)
+        CKS(cudaMemcpyAsync(g.host_states, E->carry.p, g.nstates * sizeof(State),
+                            cudaMemcpyDeviceToHost, R.comp),
             "kernel or cudaMemcpy (result)");
-    /* every exit waits for both streams: nothing of this call runs on after it returns */
+    else if (st == GPUDOT_OK && g.w.whole_out)
+        CKS(cudaMemcpyAsync(g.sub.out, E->out.p, g.pl.out_all, cudaMemcpyDeviceToHost, R.comp),
+            "kernel or cudaMemcpy (result)");
     GPUDOT_MARK(GPUDOT_STAGE_DRAIN);
     cudaError_t e1 = cudaStreamSynchronize(R.comp), e2 = cudaStreamSynchronize(R.copy);
     GPUDOT_MARK(GPUDOT_STAGE_WAIT);
     E->stream = 0;
+    E->fixed = 0;
     if (st == GPUDOT_OK && (e1 != cudaSuccess || e2 != cudaSuccess))
         st = fail(e1 != cudaSuccess ? e1 : e2, "kernel or cudaMemcpy (result)");
+    g.st = st;
+    return st;
+}
+
+/* The parts of one call that run at once (each on its own device), on the CPU engine's pool
+ * (cpu/gpudot_pool.c): packing task t serves part t % n; the calling thread is part 0's
+ * master, a thread of its own each other part's.  (With an OpenMP region the call also
+ * waited at its end for every thread of the team, one the hypervisor had not run yet
+ * included.) */
+struct Legs {
+    Leg **g;
+    int n;
+    gpudot_poll_fn poll;
+    std::atomic<int> halt{0};
+
+    void give_up()
+    {
+        halt.store(1);
+        for (int i = 0; i < n; i++)
+            g[i]->w.stop.store(1);
+    }
+    void master(int i, int posted)
+    {
+        int nw = posted / n + (i < posted % n);
+        g[i]->st = g[i]->w.master(nw, i == 0 ? poll : nullptr);
+        if (g[i]->st != GPUDOT_OK)
+            give_up();
+    }
+};
+
+static void legs_worker(void *ctx, int64_t t)
+{
+    Legs *l = static_cast<Legs *>(ctx);
+    l->g[t % l->n]->w.worker();
+}
+
+static int legs_lead(void *ctx, int posted)
+{
+    Legs *l = static_cast<Legs *>(ctx);
+    std::vector<std::thread> threads;
+    int started = 1;
+    try {
+        for (; started < l->n; started++) {
+            int i = started;
+            threads.emplace_back([l, i, posted] {
+                E = &engines[l->g[i]->dev];
+                cudaSetDevice(l->g[i]->dev);
+                l->master(i, posted);
+            });
+        }
+    } catch (...) { /* no thread: those parts run here, after part 0 */
+    }
+    use_device(l->g[0]->dev);
+    l->master(0, posted);
+    for (int i = started; i < l->n; i++) {
+        use_device(l->g[i]->dev);
+        l->master(i, posted);
+    }
+    for (std::thread &t : threads)
+        t.join();
+    return GPUDOT_OK;
+}
+
+/* Runs the set-up parts g[0 .. n), one a device, at once; packing threads come from the
+ * pool, one per kPackPerThread of the call's bytes, up to every processor (fewer are slower
+ * at every size: doc/design.md).  The parts' statuses are in g[i]->st. */
+void run_legs(Leg **g, int n, gpudot_poll_fn poll)
+{
+    Legs l;
+    l.g = g;
+    l.n = n;
+    l.poll = poll;
+    size_t bytes = 0;
+    for (int i = 0; i < n; i++) {
+        bytes += g[i]->pl.bytes;
+        g[i]->w.halt = n > 1 ? &l.halt : nullptr;
+    }
+    /* (the n masters are threads of the call too: more would oversubscribe the CPUs) */
+    int nt = gpudot_workers((int64_t)bytes, (int64_t)kPackPerThread, omp_get_num_procs());
+    int ntasks = nt > n ? nt - n : 0;
+#ifdef GPUDOT_STAGES
+    int tl_on = TL.on; /* the timeline follows one ring */
+    TL.on = n == 1 ? tl_on : 0;
+    TL.n = 0;
+    TL_MARK(g[0]->w.R->copy, 'S', 0);
+#endif
+    gpudot_pool_lead(ntasks, legs_worker, &l, legs_lead, &l);
+#ifdef GPUDOT_STAGES
+    TL.on = tl_on;
+#endif
+}
+
+/* The call's status from its parts': a part's own failure before the others' halts. */
+gpudot_status legs_status(Leg *g, int n)
+{
+    gpudot_status st = GPUDOT_OK;
+    for (int i = 0; i < n; i++)
+        if (g[i].st != GPUDOT_OK && (st == GPUDOT_OK || st == GPUDOT_INTERRUPTED))
+            st = g[i].st;
+    return st;
+}
+
+/* Devices that a call on host data spreads over (test hook; none: one a kSpreadPerGpuBytes
+ * of operands, from device 0, up to every visible device; below two, the primary device). */
+int spread_devs[GPUDOT_MAX_SHARDS], spread_n = 0;
+
+/* The chunk of a position-fixed call: the largest power of two whose elements of both
+ * operands fit kHostChunkBytes (or the test cap on staging). */
+int64_t host_chunk(size_t es)
+{
+    size_t b =
+        E->staging_cap && E->staging_cap < kHostChunkBytes ? E->staging_cap : kHostChunkBytes;
+    int64_t q = 1;
+    while ((size_t)(2 * q) * es <= b)
+        q *= 2;
+    return q;
+}
+
+/* A call on host data reducing runs (nb = 1), position-fixed: each output's bits depend on
+ * its run alone (its elements at their addresses modulo 16, runs longer than q in chunks of
+ * q merged on the host in order), so they are the same whichever devices take part.  Spread
+ * over devices as a garray's shards are (gpudot_shard_layout: chunks of q, or columns),
+ * each device's part through its own ring; a device named more than once (the test hook)
+ * runs its parts one after another. */
+gpudot_status spread_pass(const gpudot_dot_req *r, const RingPlan &pl, gpudot_poll_fn poll)
+{
+    int64_t q = host_chunk(pl.esx + pl.esy);
+    int devs[GPUDOT_MAX_SHARDS], nd = 0;
+    if (spread_n)
+        for (; nd < spread_n; nd++)
+            devs[nd] = spread_devs[nd];
+    else {
+        int64_t most = (int64_t)(pl.bytes / kSpreadPerGpuBytes);
+        int count = gpudot_cuda_device_count();
+        if (most <= 1 || count <= 1)
+            devs[nd++] = E->device;
+        else
+            for (; nd < count && nd < most && nd < GPUDOT_MAX_SHARDS; nd++)
+                devs[nd] = nd;
+    }
+    gpudot_sharded L;
+    gpudot_shard_layout(&L, pl.nk, r->na, r->na == 1, q, devs, nd);
+    int chunked = pl.nk > q;
+    int64_t nch = chunked ? (pl.nk + q - 1) / q : 0;
+    std::vector<State> states;
+    std::unique_ptr<Leg[]> legs(new (std::nothrow) Leg[nd]);
+    try {
+        states.resize((size_t)(nch * r->na));
+    } catch (...) {
+        legs.reset();
+    }
+    if (!legs) {
+        snprintf(g_err, sizeof g_err, "no host memory for a call's parts");
+        return GPUDOT_OUT_OF_MEMORY;
+    }
+    int taken[GPUDOT_MAX_SHARDS] = {};
+    for (int i = 0; i < nd; i++)
+        taken[i] = L.s[i].kn == 0 || L.s[i].an == 0;
+    gpudot_status st = GPUDOT_OK;
+    /* rounds of parts on distinct devices */
+    while (st == GPUDOT_OK) {
+        Leg *g[GPUDOT_MAX_SHARDS];
+        int n = 0, nset = 0, round[GPUDOT_MAX_SHARDS];
+        for (int i = 0; i < nd; i++) {
+            int clash = taken[i];
+            for (int j = 0; j < n && !clash; j++)
+                clash = L.s[round[j]].dev == L.s[i].dev;
+            if (!clash)
+                round[n++] = i, taken[i] = 1;
+        }
+        if (n == 0)
+            break;
+        for (int j = 0; j < n && st == GPUDOT_OK; j++, nset++) {
+            const gpudot_shard &sh = L.s[round[j]];
+            int64_t ex = (r->ax > 1 ? sh.a0 * r->kx : 0) + (r->kx > 1 ? sh.k0 : 0);
+            int64_t ey = (r->ay > 1 ? sh.a0 * r->ky : 0) + (r->ky > 1 ? sh.k0 : 0);
+            gpudot_dot_req s = *r;
+            s.x = (const char *)r->x + (size_t)ex * pl.esx;
+            if (pl.has_y)
+                s.y = (const char *)r->y + (size_t)ey * pl.esy;
+            s.nk = sh.kn;
+            s.na = sh.an;
+            s.kx = r->kx > 1 ? sh.kn : 1;
+            s.ky = r->ky > 1 ? sh.kn : 1;
+            s.ax = r->ax > 1 ? sh.an : 1;
+            s.ay = r->ay > 1 ? sh.an : 1;
+            s.out = (char *)r->out + (size_t)sh.a0 * pl.eso;
+            g[j] = &legs[round[j]];
+            State *hs = chunked ? &states[(size_t)(sh.a0 * nch + sh.k0 / q)] : nullptr;
+            if ((st = use_device(sh.dev)) == GPUDOT_OK)
+                st = leg_setup(*g[j], &s, q, chunked, ex, ey, hs);
+            g[j]->st = st;
+        }
+        if (st == GPUDOT_OK)
+            run_legs(g, n, poll);
+        for (int j = 0; j < nset; j++)
+            if (g[j]->ready && use_device(g[j]->dev) == GPUDOT_OK)
+                leg_finish(*g[j]);
+        if (st == GPUDOT_OK)
+            st = legs_status(legs.get(), nd);
+    }
+    use_primary();
+    if (st == GPUDOT_OK && chunked)
+        merge_on_host(r, states.data(), nch, r->na, r->out);
     return st;
 }
 
@@ -611,25 +911,27 @@ gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
         return dot_resident(r);
     RingPlan pl;
     GPUDOT_MARK(GPUDOT_STAGE_ENGINE_ENTRY);
-    if ((st = ring_plan(r, pl)))
+    if ((st = ring_plan(r, pl, 0, 0)))
         return st;
-    if ((st = ring_need(pl.want)))
-        return st;
-    GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
     /* (the ring's test hooks, a cap, a piece size or a way of packing, keep calls in the ring) */
     if (pl.ngroup * pl.nslab == 1 && pl.nk > 0 && pl.bytes <= kDirectBytes &&
-        pl.out_all <= kMappedBytes && !E->staging_cap && !E->piece && E->pack == GPUDOT_PACK_AUTO)
+        pl.out_all <= kMappedBytes && !E->staging_cap && !E->piece && E->pack == GPUDOT_PACK_AUTO) {
+        if ((st = ring_need(pl.want)))
+            return st;
+        GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
         return dot_direct(r, pl.has_y, pl.esx, pl.esy, pl.out_all, pl.way);
-
-    /* Outputs stay on the device until the end, unless there are very many of them. */
-    int whole_out = pl.out_all <= kOutWhole;
-    size_t out_bytes = whole_out ? pl.out_all : (size_t)(r->nb * pl.a_per) * pl.eso;
-    if ((st = buf_need(E->out, out_bytes, "cudaMalloc (out)")))
-        return st;
-    if (pl.nslab > 1 &&
-        (st = buf_need(E->carry, (size_t)r->nb * sizeof(State), "cudaMalloc (carry)")))
-        return st;
-    return ring_run(r, pl, whole_out, poll);
+    }
+    if (r->nb == 1 && pl.nk > 0)
+        return spread_pass(r, pl, poll);
+    /* rows (nb > 1): one device's ring, slabs' states carried on the device */
+    Leg g;
+    if ((st = leg_setup(g, r, 0, 0, 0, 0, nullptr)) == GPUDOT_OK) {
+        GPUDOT_MARK(GPUDOT_STAGE_BUFFERS);
+        Leg *one = &g;
+        run_legs(&one, 1, poll);
+    } else
+        g.st = st;
+    return leg_finish(g);
 }
 
 } // namespace gpudot

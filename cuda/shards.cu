@@ -75,12 +75,10 @@ size_t align256(size_t b)
     return (b + 255) & ~(size_t)255;
 }
 
-/* A request over parts x and y: runs of nk from row k0 of column j, as na columns.  A whole
- * shard is na = its columns from j = 0; a chunk view is na consecutive chunks of column j
- * (an operand broadcast along k has one value a column: the same for every chunk). */
-gpudot_dot_req view(const gpudot_dot_req *r, const Part &x, const Part &y, size_t esx, size_t esy,
-                    int64_t j, int64_t k0, int64_t nk, int64_t na, int whole, const void **dx,
-                    const void **dy)
+/* A request over parts x and y: a whole shard (column j = 0, na = its columns), or column j
+ * of it alone (na = 1). */
+gpudot_dot_req view(const gpudot_dot_req *r, const Part &x, const Part &y, int64_t j, int64_t nk,
+                    int64_t na, size_t esx, size_t esy, const void **dx, const void **dy)
 {
     gpudot_dot_req v = *r;
     v.xs = v.ys = nullptr;
@@ -90,10 +88,10 @@ gpudot_dot_req view(const gpudot_dot_req *r, const Part &x, const Part &y, size_
     v.na = na;
     v.kx = x.k > 1 ? nk : 1;
     v.ky = y.k > 1 ? nk : 1;
-    v.ax = whole ? x.a : x.k > 1 ? na : 1;
-    v.ay = whole ? y.a : y.k > 1 ? na : 1;
-    *dx = x.p + (size_t)((x.a > 1 ? j : 0) * x.k + (x.k > 1 ? k0 : 0)) * esx;
-    *dy = y.p ? y.p + (size_t)((y.a > 1 ? j : 0) * y.k + (y.k > 1 ? k0 : 0)) * esy : nullptr;
+    v.ax = na > 1 ? x.a : 1;
+    v.ay = na > 1 ? y.a : 1;
+    *dx = x.p + (size_t)((x.a > 1 ? j : 0) * x.k) * esx;
+    *dy = y.p ? y.p + (size_t)((y.a > 1 ? j : 0) * y.k) * esy : nullptr;
     return v;
 }
 
@@ -184,24 +182,17 @@ gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
             y = x; /* (norms: unused by the kernels) */
         const void *dx, *dy;
         if (!chunked) {
-            gpudot_dot_req v = view(r, x, y, esx, esy, 0, 0, sh.kn, sh.an, 1, &dx, &dy);
+            gpudot_dot_req v = view(r, x, y, 0, sh.kn, sh.an, esx, esy, &dx, &dy);
             st = run_kernel(&v, dx, has_y ? dy : nullptr, (char *)E->out.p + at[i].out, 0, 1);
             E->fixed = 0;
             continue;
         }
-        /* chunks: each column's kn elements as q x m, then the rest */
+        /* chunks: each column's run in chunks of q */
         int64_t per = (sh.kn + L->q - 1) / L->q;
         for (int64_t j = 0; j < sh.an && st == GPUDOT_OK; j++) {
-            State *carry = (State *)E->carry.p + at[i].carry + j * per;
-            int64_t m = sh.kn / L->q, rest = sh.kn - m * L->q;
-            if (m > 0) {
-                gpudot_dot_req v = view(r, x, y, esx, esy, j, 0, L->q, m, 0, &dx, &dy);
-                st = run_kernel(&v, dx, has_y ? dy : nullptr, nullptr, 0, 0, 0, carry);
-            }
-            if (rest > 0 && st == GPUDOT_OK) {
-                gpudot_dot_req v = view(r, x, y, esx, esy, j, m * L->q, rest, 1, 0, &dx, &dy);
-                st = run_kernel(&v, dx, has_y ? dy : nullptr, nullptr, 0, 0, 0, carry + m);
-            }
+            gpudot_dot_req v = view(r, x, y, j, sh.kn, 1, esx, esy, &dx, &dy);
+            st = run_in_chunks(&v, dx, has_y ? dy : nullptr, L->q,
+                               (State *)E->carry.p + at[i].carry + j * per);
         }
         E->fixed = 0;
     }

@@ -86,6 +86,14 @@ constexpr size_t kSlotDemote = (size_t)4 << 20;
 constexpr size_t kPackPerThread = (size_t)128 << 10;
 /* Outputs up to this size stay on the device until the end of a chunked call. */
 constexpr size_t kOutWhole = (size_t)256 << 20;
+/* Calls on host data reducing runs (beyond kDirectBytes) are reduced position-fixed: runs
+ * longer than the largest power of two of elements whose bytes of both operands fit this
+ * are cut into chunks of it, each its own state (a slot holds one chunk: 3 MiB at least). */
+constexpr size_t kHostChunkBytes = (size_t)2 << 20;
+/* Such calls spread over one GPU a kSpreadPerGpuBytes of operands (one ring each), up to
+ * every visible GPU.  Two runs on a 4 x H200 host, gdot single, time on 2 GPUs against 1:
+ * 2^21 (16 MiB) 1.29x and 0.69x, 2^22 1.60x and 0.83x, 2^23 1.68x and 1.20x. */
+constexpr size_t kSpreadPerGpuBytes = (size_t)32 << 20;
 /* Calls of up to 256 KiB of operands skip the ring (one thread packs, one kernel reads over
  * PCIe): 0.59-0.91x the ring's time; at 512 KiB 1.34-1.54x. */
 constexpr size_t kDirectBytes = (size_t)256 << 10;

@@ -65,6 +65,9 @@ gpudot_status gpudot_cuda_inject_on(int dev, int fault, int skip);
  * `piece` sets the size of its copies (bytes, 0 = the default, kPiece); `pack` the way its
  * threads store (a GPUDOT_PACK_*; AUTO = the ring's own choice). */
 void gpudot_cuda_set_staging_cap(size_t bytes, size_t piece, int pack);
+/* Test hook: calls on host data spread over devs[0 .. n) (a device may repeat: its parts
+ * run one after another); n = 0: the engine's own choice. */
+gpudot_status gpudot_cuda_set_spread(const int *devs, int n);
 /* Test hook: runs of at least `bytes` per operand take the tile order (0: the default
  * threshold, kTileFromBytes in cuda/tuning.h), and launches plan for at most `blocks`
  * blocks (0: enough to fill the device), so that tests reach whole tile windows with

@@ -10,6 +10,10 @@
  *                                                       on GPU dev, after skip that succeed)
  *   __gpudot__ ("shard_chunk", q)                       chunk length of new garrays on several
  *                                                       GPUs (0: the default)
+ *   __gpudot__ ("spread_devices", D)                    the devices that calls on host data
+ *                                                       spread over, a device more than once
+ *                                                       for several parts on it ([]: every
+ *                                                       device for large calls)
  *   __gpudot__ ("staging_cap", bytes[, piece[, pack]])  the ring's slot cap (forces chunks),
  *                                                       copy size and way of packing (any of
  *                                                       them set: small calls take the ring)
@@ -98,8 +102,32 @@ static void hook_shard_chunk(int nlhs, mxArray *plhs[], int nrhs, const mxArray 
     gateway_set_shard_chunk((int64_t)count_arg("shard_chunk", nrhs == 2 ? prhs[1] : NULL));
 }
 
+static void hook_spread_devices(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs, (void)plhs;
+    int devs[GPUDOT_MAX_SHARDS];
+    size_t n = nrhs == 2 && mxIsDouble(prhs[1]) && !mxIsComplex(prhs[1])
+                   ? mxGetNumberOfElements(prhs[1])
+                   : GPUDOT_MAX_SHARDS + 1;
+    if (n > GPUDOT_MAX_SHARDS)
+        gd_error("gpudot:badOption",
+                 "__gpudot__: spread_devices takes a list of up to %d device "
+                 "indices (double)",
+                 GPUDOT_MAX_SHARDS);
+    const double *v = mxGetDoubles(prhs[1]);
+    for (size_t i = 0; i < n; i++) {
+        if (!(v[i] >= 0 && v[i] < 1e6) || v[i] != floor(v[i]))
+            gd_error("gpudot:badOption", "__gpudot__: device indices are integers from 0");
+        devs[i] = (int)v[i];
+    }
+    gpudot_status st = gpudot_cuda_set_spread(devs, (int)n);
+    if (st != GPUDOT_OK)
+        raise_status("__gpudot__", st, gpudot_cuda_last_error());
+}
+
 const gateway_op gateway_hook_ops[] = {
     {"shard_chunk", hook_shard_chunk},
+    {"spread_devices", hook_spread_devices},
     {"__entry_calls__", hook_entry_calls},
     {"__ping__", hook_ping},
     {"__fault__", hook_fault},
