@@ -510,6 +510,10 @@ struct RingPlan {
     size_t want;
     int64_t q, nk, a_per, k_per, nslab, ngroup;
     int chunked; /* the call's runs are longer than q (a part's may not be) */
+    size_t slot_bytes() const
+    {
+        return q > 0 ? want + 64 : want;
+    }
 };
 
 size_t round_mib(size_t b)
@@ -551,11 +555,14 @@ gpudot_status ring_plan(const gpudot_dot_req *r, RingPlan &pl, int64_t q, int ch
     pl.want = round_mib(want);
     if (q > 0) { /* one chunk (or one output's whole run) and the room to align its parts */
         size_t unit = chunked ? fixed_k + (size_t)q * per_k : fixed + per_a;
-        if (round_mib(unit + 64) > pl.want)
-            pl.want = round_mib(unit + 64);
+        if (round_mib(unit) > pl.want)
+            pl.want = round_mib(unit);
     }
     pl.way = way;
-    size_t budget = pl.want - 64; /* room to align y's part to 16 bytes */
+    /* room to align the parts to 16 bytes: q > 0 allocates it beyond the slot (slot_bytes), so
+     * that whole chunks fill the slot (4 MiB slots held one 2 MiB chunk: single 2^26 through
+     * one H100's ring 1.04 -> 1.13x the pinned floor) */
+    size_t budget = q > 0 ? pl.want : pl.want - 64;
     if (E->staging_cap && E->staging_cap < budget)
         budget = E->staging_cap;
 
@@ -611,7 +618,7 @@ gpudot_status leg_setup(Leg &g, const gpudot_dot_req *sub, int64_t q, int chunke
     g.host_states = states;
     const gpudot_dot_req *r = &g.sub;
     RingPlan &pl = g.pl;
-    if ((st = ring_plan(r, pl, q, chunked)) || (st = ring_need(pl.want)))
+    if ((st = ring_plan(r, pl, q, chunked)) || (st = ring_need(pl.slot_bytes())))
         return st;
     /* Outputs stay on the device until the end, unless there are very many of them. */
     int whole_out = chunked || pl.out_all <= kOutWhole;
