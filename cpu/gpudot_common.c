@@ -56,7 +56,8 @@ void gpudot_shard_layout(gpudot_sharded *L, int64_t k, int64_t a, int vector, in
     L->k = k;
     L->a = a;
     L->q = q;
-    int64_t units = vector ? (k + q - 1) / q : a;
+    L->qa = vector || k <= 0 || k >= q ? 1 : q / k;
+    int64_t units = vector ? (k + q - 1) / q : (a + L->qa - 1) / L->qa;
     for (int i = 0; i < nd; i++) {
         gpudot_shard *s = &L->s[i];
         int64_t u0 = units * i / nd, u1 = units * (i + 1) / nd;
@@ -69,8 +70,8 @@ void gpudot_shard_layout(gpudot_sharded *L, int64_t k, int64_t a, int vector, in
         } else {
             s->k0 = 0;
             s->kn = k;
-            s->a0 = u0;
-            s->an = u1 - u0;
+            s->a0 = u0 * L->qa;
+            s->an = (u1 * L->qa < a ? u1 * L->qa : a) - s->a0;
         }
         if (s->kn <= 0 || s->an <= 0)
             s->kn = s->an = 0;
@@ -79,7 +80,7 @@ void gpudot_shard_layout(gpudot_sharded *L, int64_t k, int64_t a, int vector, in
 
 int gpudot_same_layout(const gpudot_sharded *A, const gpudot_sharded *B)
 {
-    if (A->n != B->n || A->k != B->k || A->a != B->a || A->q != B->q)
+    if (A->n != B->n || A->k != B->k || A->a != B->a || A->q != B->q || A->qa != B->qa)
         return 0;
     for (int i = 0; i < A->n; i++)
         if (A->s[i].dev != B->s[i].dev || A->s[i].k0 != B->s[i].k0 || A->s[i].kn != B->s[i].kn ||

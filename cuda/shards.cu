@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include <algorithm>
 #include <thread>
 #include <vector>
 
@@ -95,6 +96,25 @@ gpudot_dot_req view(const gpudot_dot_req *r, const Part &x, const Part &y, int64
     return v;
 }
 
+/* Rows: columns c0 .. c0+cn of a shard's parts, each row one output (x.k: the rows of x, or
+ * 1 where it is a row broadcast down; x.a: its columns, or 1). */
+gpudot_dot_req rows_view(const gpudot_dot_req *r, const Part &x, const Part &y, int64_t c0,
+                         int64_t cn, size_t esx, size_t esy, const void **dx, const void **dy)
+{
+    gpudot_dot_req v = *r;
+    v.xs = v.ys = nullptr;
+    v.x_dev = v.y_dev = 1;
+    v.nk = cn;
+    v.na = v.ax = v.ay = 1;
+    v.bx = x.k;
+    v.by = y.k;
+    v.kx = x.a > 1 ? cn : 1;
+    v.ky = y.a > 1 ? cn : 1;
+    *dx = x.p + (size_t)((x.a > 1 ? c0 : 0) * x.k) * esx;
+    *dy = y.p ? y.p + (size_t)((y.a > 1 ? c0 : 0) * y.k) * esy : nullptr;
+    return v;
+}
+
 } // namespace
 
 gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
@@ -107,10 +127,13 @@ gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
         snprintf(g_err, sizeof g_err, "no operand on several GPUs");
         return GPUDOT_BAD_OPTION;
     }
-    if (r->nb != 1 || r->nk != L->k || r->na != L->a) {
+    /* along the first dimension (a vector: its length), or a matrix's rows (dimension 2):
+     * each shard's columns in chunks of L->qa, one state a row and chunk */
+    int rows = L->a > 1 && r->nb > 1 && r->nb == L->k && r->nk == L->a && r->na == 1;
+    if (!rows && (r->nb != 1 || r->nk != L->k || r->na != L->a)) {
         snprintf(g_err, sizeof g_err,
-                 "a garray on several GPUs is reduced along its first dimension, or along its "
-                 "length where it is a vector; gather it for other dimensions");
+                 "a garray on several GPUs is reduced along its first dimension (a vector: "
+                 "its length) or a matrix along its second; gather it for other dimensions");
         return GPUDOT_BAD_DIM;
     }
     if (r->x_dev || (has_y && r->y_dev) ||
@@ -123,11 +146,19 @@ gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     int cplx = has_y && (r->cx || r->cy);
     size_t esx = esize(r->type, r->cx), esy = has_y ? esize(r->type, r->cy) : 0;
     size_t eso = esize(r->type, r->op != GPUDOT_OP_NORM && cplx);
-    int chunked = L->k > L->q;
-    int64_t nch = chunked ? (L->k + L->q - 1) / L->q : 1;
+    /* an operand's extents along the shards' runs and columns: (kx, ax), or for rows (bx,
+     * kx); the chunks of a shard's runs (or columns, for rows) */
+    int64_t kx = rows ? r->bx : r->kx, ax = rows ? r->kx : r->ax;
+    int64_t ky = rows ? r->by : r->ky, ay = rows ? r->ky : r->ay;
+    int chunked = rows || L->k > L->q;
+    int64_t nch = rows ? (L->a + L->qa - 1) / L->qa : chunked ? (L->k + L->q - 1) / L->q : 1;
+    auto states_of = [&](const gpudot_shard &sh) {
+        return rows ? (size_t)((sh.an + L->qa - 1) / L->qa * L->k)
+                    : (size_t)(((sh.kn + L->q - 1) / L->q) * sh.an);
+    };
     std::vector<State> states;
     if (chunked)
-        states.resize((size_t)(nch * L->a));
+        states.resize((size_t)(nch * (rows ? L->k : L->a)));
 
     /* where each shard's uploads, outputs and chunk states go in its device's buffers
      * (shards of one device side by side: their kernels run after one another) */
@@ -140,13 +171,13 @@ gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
             continue;
         Place &n = need[sh.dev];
         at[i].x = n.x;
-        n.x += align256(slice_bytes(r->xs, r->kx, r->ax, esx, sh) + 16);
+        n.x += align256(slice_bytes(r->xs, kx, ax, esx, sh) + 16);
         at[i].y = n.y;
-        n.y += has_y ? align256(slice_bytes(r->ys, r->ky, r->ay, esy, sh) + 16) : 0;
+        n.y += has_y ? align256(slice_bytes(r->ys, ky, ay, esy, sh) + 16) : 0;
         at[i].out = n.out;
         n.out += chunked ? 0 : align256((size_t)sh.an * eso);
         at[i].carry = n.carry;
-        n.carry += chunked ? (size_t)(((sh.kn + L->q - 1) / L->q) * sh.an) : 0;
+        n.carry += chunked ? states_of(sh) : 0;
     }
     OnPrimary back;
     gpudot_status st = GPUDOT_OK;
@@ -173,10 +204,9 @@ gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
         launched[i] = 1;
         E->fixed = 1;
         Part x, y = {nullptr, 1, 1};
-        if ((st = part_of(r->xs, r->x, r->kx, r->ax, esx, sh, i, (char *)E->x.p + at[i].x, &x)))
+        if ((st = part_of(r->xs, r->x, kx, ax, esx, sh, i, (char *)E->x.p + at[i].x, &x)))
             break;
-        if (has_y &&
-            (st = part_of(r->ys, r->y, r->ky, r->ay, esy, sh, i, (char *)E->y.p + at[i].y, &y)))
+        if (has_y && (st = part_of(r->ys, r->y, ky, ay, esy, sh, i, (char *)E->y.p + at[i].y, &y)))
             break;
         if (!has_y)
             y = x; /* (norms: unused by the kernels) */
@@ -184,6 +214,16 @@ gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
         if (!chunked) {
             gpudot_dot_req v = view(r, x, y, 0, sh.kn, sh.an, esx, esy, &dx, &dy);
             st = run_kernel(&v, dx, has_y ? dy : nullptr, (char *)E->out.p + at[i].out, 0, 1);
+            E->fixed = 0;
+            continue;
+        }
+        if (rows) { /* chunks of qa columns: a state for each row */
+            State *carry = (State *)E->carry.p + at[i].carry;
+            for (int64_t c0 = 0; c0 < sh.an && st == GPUDOT_OK; c0 += L->qa, carry += L->k) {
+                gpudot_dot_req v =
+                    rows_view(r, x, y, c0, std::min(L->qa, sh.an - c0), esx, esy, &dx, &dy);
+                st = run_kernel(&v, dx, has_y ? dy : nullptr, nullptr, 0, 0, 0, carry);
+            }
             E->fixed = 0;
             continue;
         }
@@ -207,9 +247,9 @@ gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
                 s2 = copy_out((char *)r->out + (size_t)sh.a0 * eso, (char *)E->out.p + at[i].out,
                               (size_t)sh.an * eso);
             else
-                s2 = copy_out(&states[(size_t)(sh.a0 * nch + sh.k0 / L->q)],
-                              (State *)E->carry.p + at[i].carry,
-                              (size_t)(((sh.kn + L->q - 1) / L->q) * sh.an) * sizeof(State));
+                s2 = copy_out(&states[rows ? (size_t)(sh.a0 / L->qa * L->k)
+                                           : (size_t)(sh.a0 * nch + sh.k0 / L->q)],
+                              (State *)E->carry.p + at[i].carry, states_of(sh) * sizeof(State));
         } else if (s2 == GPUDOT_OK) {
             cudaError_t e = cudaDeviceSynchronize();
             if (e != cudaSuccess)
@@ -218,7 +258,13 @@ gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
         if (st == GPUDOT_OK)
             st = s2;
     }
-    if (st == GPUDOT_OK && chunked)
+    if (st == GPUDOT_OK && rows) { /* chunk by chunk to row by row, then merged */
+        std::vector<State> t(states.size());
+        for (int64_t c = 0; c < nch; c++)
+            for (int64_t b = 0; b < L->k; b++)
+                t[(size_t)(b * nch + c)] = states[(size_t)(c * L->k + b)];
+        merge_on_host(r, t.data(), nch, L->k, r->out);
+    } else if (st == GPUDOT_OK && chunked)
         merge_on_host(r, states.data(), nch, L->a, r->out);
     if (st == GPUDOT_OK && poll && poll())
         st = GPUDOT_INTERRUPTED;

@@ -54,8 +54,10 @@ typedef enum {
 /*
  * An array on several GPUs: k x a elements (runs of k, a columns; a vector is k x 1), cut
  * into n contiguous shards, each on one device (a device may hold several).  A vector is
- * cut at multiples of its chunk length q, anything else between columns.  Runs longer than
- * q are reduced in chunks of q, each chunk's state merged on the host in chunk order, and
+ * cut at multiples of its chunk length q, anything else at multiples of qa columns (about
+ * q elements).  Runs longer than q are reduced in chunks of q, rows (a matrix along its
+ * second dimension) in chunks of qa columns, each chunk's state merged on the host in
+ * chunk order, and
  * every element lies at the same address modulo 16 as in one piece (the kernels' 16-byte
  * loads start where a run's alignment allows), so a result has the same bits for any
  * number and order of devices.
@@ -72,12 +74,12 @@ typedef struct {
 } gpudot_shard;
 typedef struct {
     int n;
-    int64_t k, a, q;
+    int64_t k, a, q, qa;
     gpudot_shard s[GPUDOT_MAX_SHARDS];
 } gpudot_sharded;
 
 /* Lays out k x a elements over devs[0 .. nd) (nd <= GPUDOT_MAX_SHARDS), by chunks of q
- * where `vector`, else by columns; no memory yet. */
+ * where `vector`, else by chunks of qa columns; no memory yet. */
 void gpudot_shard_layout(gpudot_sharded *L, int64_t k, int64_t a, int vector, int64_t q,
                          const int *devs, int nd);
 /* Whether two layouts put the same elements on the same devices. */

@@ -23,10 +23,10 @@
 ## 0, or @qcode{"all"}; a device may repeat, for several pieces on one GPU): a vector in
 ## pieces of 2^22 elements, anything else between columns.  @code{gdot}, @code{gnorm} and
 ## @code{gcosine} then run on all of them at once, along the first dimension (a vector:
-## along its length), beside host arrays or garrays of the same devices, and give the same
-## bits for any list of devices: runs longer than a piece are reduced piece by piece and
-## merged on the host in order.  Other dimensions, and garrays of other devices beside it,
-## are errors (gather it first).
+## along its length) or a matrix's second, beside host arrays or garrays of the same
+## devices, and give the same bits for any list of devices: runs longer than a piece, and
+## rows, are reduced piece by piece and merged on the host in order.  Other dimensions, and
+## garrays of other devices beside it, are errors (gather it first).
 ##
 ## A garray is used like an array where that needs no arithmetic: @code{g(i, j)} with any
 ## subscripts (ranges, colons, @code{end}, logical masks) gives a new garray of the

@@ -151,6 +151,25 @@
 %!           endfor
 %!           refc = ref ./ (vecnorm (xd, 2, 1) .* vecnorm (yd, 2, 1));
 %!           check_layouts (x, y, layouts, @gcosine, {"accum", acc{1}}, refc, 8 * n * uu + 0 * refc);
+%!           if (! isvector (x))
+%!             ## rows (dimension 2): the shards' columns in chunks, a state for each row
+%!             m = columns (xd);
+%!             refr = sum (conj (xd) .* yd, 2);
+%!             tolr = 2 * m * uu * sum (abs (xd) .* abs (yd), 2) + realmin;
+%!             check_layouts (x, y, layouts, @gdot, {2, "accum", acc{1}}, refr, tolr);
+%!             check_layouts (x, {y}, layouts, @gdot, {2, "accum", acc{1}}, refr, tolr);
+%!             col = y(:, 1);                 # a host column beside every column
+%!             refb = sum (conj (xd) .* double (col), 2);
+%!             check_layouts (x, {col}, layouts, @gdot, {2, "accum", acc{1}}, refb,
+%!                            2 * m * uu * sum (abs (xd) .* abs (double (col)), 2) + realmin);
+%!             for p = {2, Inf}
+%!               refn = vecnorm (xd, p{1}, 2);
+%!               check_layouts (x, [], layouts, @gnorm, {p{1}, 2, "accum", acc{1}}, refn,
+%!                              4 * m * uu * refn + realmin);
+%!             endfor
+%!             refc = refr ./ (vecnorm (xd, 2, 2) .* vecnorm (yd, 2, 2));
+%!             check_layouts (x, y, layouts, @gcosine, {2, "accum", acc{1}}, refc, 8 * m * uu + 0 * refc);
+%!           endif
 %!         endfor
 %!       endfor
 %!     endfor
@@ -191,7 +210,8 @@
 %! ## it, the ladder; "cpu" gathers it
 %! G = garray (randn (40, 30), "devices", [0 0]);
 %! H = garray (randn (40, 30));
-%! fails = {@() gdot (G, G, 2), "badDim"; @() gdot (G, H), "sizeMismatch";
+%! fails = {@() gdot (G, G, 3), "badDim"; @() gnorm (garray (randn (4, 3, 2), "devices", [0 0]), 2, 2), "badDim";
+%!          @() gdot (G, H), "sizeMismatch";
 %!          @() gdot (G, garray (randn (40, 30), "devices", [0 0 0])), "sizeMismatch";
 %!          @() gdot (garray (1:10, "devices", [0 0]), 1:10, "kernel", 1), "badOption"};
 %! for i = 1:rows (fails)
