@@ -88,11 +88,12 @@ constexpr size_t kPackPerThread = (size_t)128 << 10;
 constexpr size_t kOutWhole = (size_t)256 << 20;
 /* Calls on host data reducing runs (beyond kDirectBytes) are reduced position-fixed: runs
  * longer than the largest power of two of elements whose bytes of both operands fit this
- * are cut into chunks of it, each its own state (a slot holds one chunk: 3 MiB at least). */
+ * are cut into chunks of it, each its own state.  A slot holds whole chunks (2 MiB fits the
+ * smallest, kSlotMin): single 2^26 through one H100's ring 1.04x the pinned floor, as before. */
 constexpr size_t kHostChunkBytes = (size_t)2 << 20;
 /* Such calls spread over one GPU a kSpreadPerGpuBytes of operands (one ring each), up to
- * every visible GPU.  Two runs on a 4 x H200 host, gdot single, time on 2 GPUs against 1:
- * 2^21 (16 MiB) 1.29x and 0.69x, 2^22 1.60x and 0.83x, 2^23 1.68x and 1.20x. */
+ * every visible GPU.  gdot single on 4 x H200 hosts, 2 GPUs' speed over one in three runs:
+ * 2^21 (16 MiB) 1.29, 0.69, 0.24x; 2^22 1.60, 0.83, 0.93x; 2^23 1.68, 1.20, 1.87x. */
 constexpr size_t kSpreadPerGpuBytes = (size_t)32 << 20;
 /* Calls of up to 256 KiB of operands skip the ring (one thread packs, one kernel reads over
  * PCIe): 0.59-0.91x the ring's time; at 512 KiB 1.34-1.54x. */
