@@ -5,13 +5,13 @@
  * (suffix _d) and a float one (_f, the "native" mode of single inputs).
  *
  * Scaling.  Norms and cosines must not overflow or underflow where the true result is
- * representable, in one pass.  2-norms use Blue's fixed thresholds (below); general p and
- * cosines carry a power-of-two scale exponent e
- * (the largest exponent seen, or for p < 0 the smallest): elements enter scaled by 2^-e,
- * so every term is at most 1 (p > 0) and sums of up to 2^53 terms cannot overflow; when a
+ * representable, in one pass.  2-norms use Blue's fixed thresholds (below).  Cosines carry
+ * a power-of-two scale exponent e (the largest exponent seen): elements enter scaled by
+ * 2^-e, so every term is at most 1 and sums of up to 2^53 terms cannot overflow; when a
  * larger element arrives, the sums are rescaled by a power of two (exact unless terms fall
- * below the subnormal range, where they are negligible next to the new largest term).
- * Scaling by powers of two never rounds, so unscaled data gives exactly the unscaled sums.
+ * below the subnormal range, where they are negligible next to the new largest term), so
+ * unscaled data gives exactly the unscaled sums.  General p scales by the extreme element
+ * itself, m 2^e, since |x / 2^e|^p alone underflows for |p| past ~1075.
  */
 #ifndef GPUDOT_MATH_H
 #define GPUDOT_MATH_H
@@ -110,69 +110,59 @@ GD_DEFINE_EFT(f, float, fmaf)
  * p = 2 uses Blue's algorithm instead of the moving scale: three sums split by fixed
  * thresholds cost two compares per element and no state-dependent branch (the moving
  * scale ran at 70% of the read ceiling on an H100, Blue at the figures in the README). */
-#define GD_DEFINE_NORM(SUF, A, FREXP, LDEXP, POW, EXP2, HYPOT, SQRT, SMALL, SHIFT, BLUE_TSML,      \
-                       BLUE_TBIG, BLUE_SSML, BLUE_SBIG, SSQ_LO)                                    \
+#define GD_DEFINE_NORM(SUF, A, FREXP, LDEXP, POW, HYPOT, SQRT, SMALL, SHIFT, BLUE_TSML, BLUE_TBIG, \
+                       BLUE_SSML, BLUE_SBIG, SSQ_LO)                                               \
     typedef struct {                                                                               \
         A e, s, c;              /* scale exponent, sum, compensation (p = 2: Blue's middle) */     \
+        A m;                    /* general p: the scale's mantissa, in [0.5, 1) */                 \
         A sml, csml, big, cbig; /* p = 2: Blue's small and big accumulators */                     \
     } gd_norm_##SUF;                                                                               \
     GD_HD void gd_norm_init_##SUF(gd_norm_##SUF *a, int pk)                                        \
     {                                                                                              \
         a->e = (A)(pk == GD_P_NEG ? GD_E_NONE_MIN : GD_E_NONE_MAX);                                \
         a->s = (A)(pk == GD_P_NEGINF ? INFINITY : 0);                                              \
+        a->m = 1;                                                                                  \
         a->c = a->sml = a->csml = a->big = a->cbig = 0;                                            \
     }                                                                                              \
-    /* sums are multiplied by 2^(f * (old - new)) when the scale moves from old to new */          \
-    GD_HD A gd_norm_factor_##SUF(int pk, A p, A d)                                                 \
+    /* general p: sums are multiplied by (old / new)^p when the scale moves from old = mo 2^eo     \
+     * to new = mn 2^en (by 0 while the old scale is still a sentinel) */                          \
+    GD_HD A gd_norm_factor_##SUF(A mo, A eo, A mn, A en, A p)                                      \
     {                                                                                              \
-        return pk == GD_P_TWO ? LDEXP((A)1, (int)(2 * d)) : EXP2(p * d);                           \
+        if (eo == (A)GD_E_NONE_MAX || eo == (A)GD_E_NONE_MIN)                                      \
+            return 0;                                                                              \
+        return POW(LDEXP(mo, (int)(eo - en)) / mn, p);                                             \
     }                                                                                              \
-    /* the scaled powers (p = 2 off its fast path, p > 0, p < 0) */                                \
+    /* the scaled powers of general p.  The scale is the extreme element itself (the largest       \
+     * for p > 0, the smallest for p < 0): its own term is exactly 1 and no term exceeds 1, for    \
+     * any p.  (A power-of-two scale left the extreme term as small as 2^-|p|: 0 from |p| ~ 1075.) \
+     */                                                                                            \
     GD_SLOW gd_norm_##SUF gd_norm_slow_##SUF(gd_norm_##SUF st, A v, int vs, int pk, A p, int comp) \
     {                                                                                              \
         gd_norm_##SUF *a = &st;                                                                    \
-        if (pk == GD_P_TWO || pk == GD_P_POS) {                                                    \
-            if (!(v > 0 && v <= (A)INFINITY) || v == (A)INFINITY) {                                \
-                if (v != 0)                                                                        \
-                    a->s += v; /* NaN or Inf: sticky */                                            \
-                return st;                                                                         \
-            }                                                                                      \
-            int ev;                                                                                \
-            FREXP(v, &ev);                                                                         \
-            ev += vs;                                                                              \
-            if ((A)ev > a->e) {                                                                    \
-                A f = a->e == (A)GD_E_NONE_MAX ? (A)0 : gd_norm_factor_##SUF(pk, p, a->e - ev);    \
-                if (isfinite(a->s)) { /* an Inf or NaN already seen stays */                       \
-                    a->s *= f;                                                                     \
-                    a->c *= f;                                                                     \
-                }                                                                                  \
-                a->e = (A)ev;                                                                      \
-            }                                                                                      \
-            A t = LDEXP(v, vs - (int)a->e);                                                        \
-            if (pk == GD_P_TWO)                                                                    \
-                gd_add_prod_##SUF(&a->s, &a->c, t, t, comp);                                       \
-            else                                                                                   \
-                gd_add_##SUF(&a->s, &a->c, POW(t, p), comp);                                       \
-        } else { /* GD_P_NEG */                                                                    \
-            if (v != v || v == 0) {                                                                \
-                a->s += (A)INFINITY * (v == 0) + v; /* 0: |0|^p = Inf; NaN: NaN */                 \
-                return st;                                                                         \
-            }                                                                                      \
-            if (v == (A)INFINITY)                                                                  \
-                return st; /* |Inf|^p = 0 */                                                       \
-            int ev;                                                                                \
-            FREXP(v, &ev);                                                                         \
-            ev += vs;                                                                              \
-            if ((A)ev < a->e) {                                                                    \
-                A f = a->e == (A)GD_E_NONE_MIN ? (A)0 : EXP2(p * (a->e - ev));                     \
-                if (isfinite(a->s)) {                                                              \
-                    a->s *= f;                                                                     \
-                    a->c *= f;                                                                     \
-                }                                                                                  \
-                a->e = (A)ev;                                                                      \
-            }                                                                                      \
-            gd_add_##SUF(&a->s, &a->c, POW(LDEXP(v, vs - (int)a->e), p), comp);                    \
+        int neg = pk == GD_P_NEG;                                                                  \
+        if (v != v || v == 0 || v == (A)INFINITY) {                                                \
+            if (v != v || (!neg && v != 0))                                                        \
+                a->s += v; /* NaN; Inf for p > 0: sticky */                                        \
+            else if (neg && v == 0)                                                                \
+                a->s += (A)INFINITY; /* |0|^p = Inf for p < 0, and |Inf|^p = 0 adds nothing */     \
+            return st;                                                                             \
         }                                                                                          \
+        int ev;                                                                                    \
+        A mv = FREXP(v, &ev);                                                                      \
+        ev += vs;                                                                                  \
+        int outer = neg ? ((A)ev < a->e || ((A)ev == a->e && mv < a->m))                           \
+                        : ((A)ev > a->e || ((A)ev == a->e && mv > a->m));                          \
+        if (outer) {                                                                               \
+            A f = gd_norm_factor_##SUF(a->m, a->e, mv, (A)ev, p);                                  \
+            if (isfinite(a->s)) { /* an Inf or NaN already seen stays */                           \
+                a->s *= f;                                                                         \
+                a->c *= f;                                                                         \
+            }                                                                                      \
+            a->e = (A)ev;                                                                          \
+            a->m = mv;                                                                             \
+        }                                                                                          \
+        A t = LDEXP(v, vs - (int)a->e) / a->m;                                                     \
+        gd_add_##SUF(&a->s, &a->c, POW(t, p), comp);                                               \
         return st;                                                                                 \
     }                                                                                              \
     /* adds |x| = v 2^vs (vs != 0 only for values computed at a shifted scale) */                  \
@@ -241,17 +231,18 @@ GD_DEFINE_EFT(f, float, fmaf)
         }                                                                                          \
         gd_norm_##SUF bb = *b;                                                                     \
         int neg = pk == GD_P_NEG;                                                                  \
-        /* align both to the outer exponent (max for p > 0, min for p < 0) */                      \
-        int a_outer = neg ? (a->e <= bb.e) : (a->e >= bb.e);                                       \
+        /* align both to the outer scale (the larger for p > 0, the smaller for p < 0) */          \
+        int a_outer = neg ? (a->e < bb.e || (a->e == bb.e && a->m <= bb.m))                        \
+                          : (a->e > bb.e || (a->e == bb.e && a->m >= bb.m));                       \
         gd_norm_##SUF *lo = a_outer ? &bb : a;                                                     \
-        A e = a_outer ? a->e : bb.e;                                                               \
-        if (lo->e != e && isfinite(lo->s)) {                                                       \
-            A none = (A)(neg ? GD_E_NONE_MIN : GD_E_NONE_MAX);                                     \
-            A f = lo->e == none ? (A)0 : gd_norm_factor_##SUF(pk, p, lo->e - e);                   \
+        A e = a_outer ? a->e : bb.e, m = a_outer ? a->m : bb.m;                                    \
+        if ((lo->e != e || lo->m != m) && isfinite(lo->s)) {                                       \
+            A f = gd_norm_factor_##SUF(lo->m, lo->e, m, e, p);                                     \
             lo->s *= f;                                                                            \
             lo->c *= f;                                                                            \
         }                                                                                          \
         lo->e = e;                                                                                 \
+        lo->m = m;                                                                                 \
         A q;                                                                                       \
         if (comp && isfinite(a->s) && isfinite(bb.s)) {                                            \
             gd_two_sum_##SUF(a->s, bb.s, &a->s, &q);                                               \
@@ -261,6 +252,7 @@ GD_DEFINE_EFT(f, float, fmaf)
             a->c += bb.c;                                                                          \
         }                                                                                          \
         a->e = e;                                                                                  \
+        a->m = m;                                                                                  \
     }                                                                                              \
     /* one element x = xr + i xi (xi = 0 when real) */                                             \
     GD_HD void gd_norm_add_elem_##SUF(gd_norm_##SUF *a, A xr, A xi, int cx, int pk, A p, int comp) \
@@ -315,8 +307,7 @@ GD_DEFINE_EFT(f, float, fmaf)
         int e = none ? 0 : (int)a->e;                                                              \
         if (pk == GD_P_NEG && s == 0)                                                              \
             return (A)INFINITY; /* only Inf elements: (sum 0)^(1/p) */                             \
-        A r = pk == GD_P_TWO ? sqrt(s) : POW(s, 1 / p);                                            \
-        return LDEXP(r, e);                                                                        \
+        return LDEXP(a->m * POW(s, 1 / p), e);                                                     \
     }
 
 /* SMALL: below it |z| loses digits to the subnormal grid (2^(min exponent + digits)) */
@@ -326,10 +317,10 @@ GD_DEFINE_EFT(f, float, fmaf)
  * the subnormal range (each off by at most 2^-1075, or 2^-150 in float) add up, over any
  * n < 2^40, to under 2^-230 (2^-30) of it; and a finite sum had no overflow on the way
  * (all terms are positive). */
-GD_DEFINE_NORM(d, double, frexp, ldexp, pow, exp2, hypot, sqrt, 0x1p-968, 128, 0x1p-511, 0x1p486,
-               0x1p537, 0x1p-538, 0x1p-800)
-GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, exp2f, hypotf, sqrtf, 0x1p-101f, 64, 0x1p-63f,
-               0x1p52f, 0x1p76f, 0x1p-76f, 0x1p-80f)
+GD_DEFINE_NORM(d, double, frexp, ldexp, pow, hypot, sqrt, 0x1p-968, 128, 0x1p-511, 0x1p486, 0x1p537,
+               0x1p-538, 0x1p-800)
+GD_DEFINE_NORM(f, float, frexpf, ldexpf, powf, hypotf, sqrtf, 0x1p-101f, 64, 0x1p-63f, 0x1p52f,
+               0x1p76f, 0x1p-76f, 0x1p-80f)
 
 /* ---- gcosine ----
  * State: scale exponents ex, ey; sums xy (re, im), xx, yy and their compensations.

@@ -26,7 +26,7 @@ function [L, sz] = __garray_index__ (dims, subs)
       sz = [total 1];
       return;
     endif
-    i = check_subscript (i, total, 1, 1);
+    i = check_subscript (i, total, 1, 1, dims);
     sz = size (i);
     isvec = numel (dims) == 2 && any (dims == 1) && total != 1;
     if (isvec && isvector (i))
@@ -54,7 +54,7 @@ function [L, sz] = __garray_index__ (dims, subs)
     if (ischar (i) && strcmp (i, ":"))
       i = 1:d(k);
     else
-      i = check_subscript (i, d(k), k, n);
+      i = check_subscript (i, d(k), k, n, dims);
     endif
     sz(k) = numel (i);
     L = L(:) + stride * (reshape (i, 1, []) - 1);
@@ -64,39 +64,44 @@ function [L, sz] = __garray_index__ (dims, subs)
 
 endfunction
 
-function i = check_subscript (i, bound, k, n)
+## Octave's own identifiers and messages: Octave:invalid-index for what is not a subscript
+## (0, negative, fractional, NaN), Octave:index-out-of-bounds past the end
+function i = check_subscript (i, bound, k, n, dims)
   if (islogical (i))
     if (numel (i) > bound && any (i(bound+1:end)))
-      error ("Octave:index-out-of-bounds", "index (%s): out of bound %d",
-             pos (n, k, find (i, 1, "last")), bound);
+      out_of_bound (pos (n, k, find (i, 1, "last")), bound, dims);
     endif
     i = find (i);
     return;
   endif
-  if (! (isnumeric (i) && isreal (i)))
-    error ("Octave:index-out-of-bounds", "subscript indices must be either positive integers or logicals");
+  if (! ((isnumeric (i) || ischar (i)) && isreal (i)))
+    error ("Octave:invalid-index", "index (%s): subscripts must be either integers 1 to (2^63)-1 or logicals",
+           pos (n, k, "_"));
   endif
   i = double (i);
-  bad = i < 1 | i != fix (i);
+  bad = ! (i >= 1 & i == fix (i));
   if (any (bad(:)))
     v = i(find (bad, 1));
-    if (v == fix (v))
-      error ("Octave:index-out-of-bounds",
-             "index (%s): out of bound; value %d out of bound %d", pos (n, k, v), v, bound);
-    endif
-    error ("Octave:index-out-of-bounds",
+    error ("Octave:invalid-index",
            "index (%s): subscripts must be either integers 1 to (2^63)-1 or logicals",
            pos (n, k, v));
   endif
   if (any (i(:) > bound))
-    error ("Octave:index-out-of-bounds", "index (%s): out of bound %d",
-           pos (n, k, max (i(:))), bound);
+    out_of_bound (pos (n, k, max (i(:))), bound, dims);
   endif
 endfunction
 
-## "3", or "_,3" for the second of two subscripts
+function out_of_bound (where, bound, dims)
+  error ("Octave:index-out-of-bounds", "index (%s): out of bound %d (dimensions are %s)",
+         where, bound, strjoin (arrayfun (@num2str, dims, "uniformoutput", false), "x"));
+endfunction
+
 function s = pos (n, k, v)
   c = repmat ({"_"}, 1, n);
-  c{k} = num2str (v);
+  if (ischar (v))
+    c{k} = v;
+  else
+    c{k} = num2str (v);
+  endif
   s = strjoin (c, ",");
 endfunction

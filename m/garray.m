@@ -67,12 +67,16 @@
 classdef garray < handle
 
   properties (Constant, Hidden = true)
+    ## the gateway, bound while it is on the path: delete still frees after pkg unload
+    gateway = @__gpudot__;
     ## numel (g) may be the element count: Octave 7 sizes indexing by numel (g, idx...),
     ## Octave 11 by numArgumentsFromSubscript
     numel_counts = ! compare_versions (OCTAVE_VERSION, "8", ">=") || compare_versions (OCTAVE_VERSION, "11", ">=");
+    ## numel (g, idx...) may be the count of the selection: Octave 7 sizes indexing by it
+    index_counts = compare_versions (OCTAVE_VERSION, "11", ">=");
   endproperties
 
-  properties (SetAccess = private, Hidden = true)
+  properties (Hidden = true)
     ## What gdot, gnorm and gcosine hand to the gateway: struct ("garray_id", id) for
     ## resident data, the data itself where no GPU is usable.  Read directly by the
     ## wrappers (a property read costs far less than a method call in Octave).
@@ -81,17 +85,40 @@ classdef garray < handle
 
   ## Readable (hidden) rather than private: after `clear functions`, Octave 7 no longer
   ## lets delete read private properties of objects made before, and the memory would be
-  ## stranded.
-  properties (SetAccess = private, Hidden = true)
+  ## stranded.  Settable too, but only through the class's own writes (see subsasgn): once
+  ## garray has been called as a method (f = @garray; f (g)), Octave 7 to 11 treat the
+  ## class's own methods as outsiders, and private properties could never be set again.
+  properties (Hidden = true)
     id = 0;            # registry id in __gpudot__ (0 once deleted; ids are never reused)
     ondevice = false;  # data on the GPU (else in ref)
-    dims = [0 0];
+    dims = [1 1];      # until fill sets it (numel (g) must not be 0 while it writes)
     elclass = "double";
     cplx = false;
     devices = [];      # the GPU of each shard (one entry: one GPU)
   endproperties
 
+  ## The one visible property: what Octave shows for a garray inside a cell or a struct
+  ## (Octave prints a classdef object there by its visible properties, not by disp)
+  properties (Dependent, SetAccess = private)
+    summary
+  endproperties
+
   methods
+
+    function s = get.summary (g)
+      if (g.id == 0)
+        s = "deleted";
+        return;
+      endif
+      where = "host memory";
+      if (g.ondevice)
+        u = unique (g.devices);
+        where = sprintf ("GPU%s %s", ifelse (numel (u) > 1, "s", ""),
+                         strjoin (arrayfun (@num2str, u, "uniformoutput", false), ", "));
+      endif
+      s = sprintf ("[%s %s%s] on %s", strjoin (arrayfun (@num2str, g.dims, "uniformoutput", false), "x"),
+                   ifelse (g.cplx, "complex ", ""), g.elclass, where);
+    endfunction
 
     function g = garray (x, varargin)
       if (nargin != 1 && nargin != 3)    # print_usage cannot find a classdef constructor's help in 7.3
@@ -112,15 +139,13 @@ classdef garray < handle
                "garray: X must be a full single or double array (real or complex), not %s%s",
                ifelse (issparse (x), "sparse ", ""), class (x));
       endif
-      [g.id, g.ondevice, g.devices] = __gpudot__ ("garray_new", x, devs{:});
-      if (g.ondevice)
-        g.ref = struct ("garray_id", g.id);
+      [id, ondevice, devices] = feval (garray.gateway, "garray_new", x, devs{:});
+      if (ondevice)
+        ref = struct ("garray_id", id);
       else
-        g.ref = x;
+        ref = x;
       endif
-      g.dims = size (x);
-      g.elclass = class (x);
-      g.cplx = iscomplex (x);
+      garray.fill (g, id, ondevice, ref, size (x), class (x), iscomplex (x), devices);
     endfunction
 
     function delete (g)
@@ -128,10 +153,9 @@ classdef garray < handle
       ## reference goes): only the first frees anything, and the gateway ignores ids it
       ## no longer holds
       if (g.id != 0)
-        __gpudot__ ("garray_free", g.id);
+        feval (garray.gateway, "garray_free", g.id);
         try
-          g.id = 0;
-          g.ref = struct ("garray_id", 0);   # any later use is a clear error
+          garray.fill (g, 0, false, struct ("garray_id", 0));   # any later use is a clear error
         catch
         end_try_catch
       endif
@@ -157,6 +181,9 @@ classdef garray < handle
       d = g.dims;
       if (nargin > 1)
         k = [varargin{:}];
+        if (! (isnumeric (k) && isreal (k)) || isempty (k) || any (k < 1 | k != fix (k)))
+          error ("gpudot:badDim", "size: DIM must be a positive integer or a vector of them");
+        endif
         d(end+1:max (k)) = 1;
         d = d(k);
       elseif (nargout > 1)
@@ -174,7 +201,9 @@ classdef garray < handle
       ## the element count; with indices, the one value an indexing gives.  Octave 8 to 10
       ## size every g.(...) and g(...) by numel (g) once subsref is overloaded (9.4: g.id
       ## failed, clear all left garrays alive): there it stays 1
-      if (nargin > 1 || ! garray.numel_counts)
+      if (nargin > 1 && garray.index_counts)
+        n = numel (__garray_index__ (g.dims, varargin));
+      elseif (nargin > 1 || ! garray.numel_counts)
         n = 1;
       else
         n = prod (g.dims);
@@ -232,6 +261,12 @@ classdef garray < handle
     endfunction
 
     function g = subsasgn (g, s, v)
+      ## reached for the class's own property writes only where Octave lost track of the
+      ## class (see the properties): garray.fill opens them (garray.writable)
+      if (strcmp (s(1).type, ".") && garray.writable (0) > 0)
+        g = builtin ("subsasgn", g, s, v);
+        return;
+      endif
       error ("gpudot:gatherFirst", "garray: assignment into a garray is not supported; x = gather (g) first");
     endfunction
 
@@ -276,53 +311,99 @@ classdef garray < handle
       tf = prod (g.dims) == 1;
     endfunction
 
-    ## Octave's reductions on garrays run on the device, with their semantics
+    ## Octave's reductions on garrays run on the device, with their semantics; an empty
+    ## garray gives what Octave gives for an empty array of its size and class
     function d = dot (x, y, varargin)
-      d = gdot (x, y, varargin{:});
+      d = garray.as ("dot", @gdot, x, y, varargin{:});
     endfunction
 
     function n = vecnorm (x, p = 2, varargin)
-      n = gnorm (x, p, varargin{:});
+      n = garray.as ("vecnorm", @gnorm, x, p, varargin{:});
     endfunction
 
     function n = norm (x, p = 2, opt = "")
       if (! isempty (opt))
         if (any (strcmpi (opt, {"rows"})))
-          n = gnorm (x, p, 2);
+          n = garray.as ("norm", @gnorm, x, p, 2);
         elseif (any (strcmpi (opt, {"columns", "cols"})))
-          n = gnorm (x, p, 1);
+          n = garray.as ("norm", @gnorm, x, p, 1);
         else
           error ("gpudot:badOption", "norm: OPT must be \"rows\", \"columns\" or \"cols\"");
         endif
         return;
       endif
-      if (ischar (p) && strcmpi (p, "fro"))
-        n = gnorm (x, "fro");
-      elseif (numel (x.dims) == 2 && any (x.dims == 1) || any (x.dims == 0))
-        n = gnorm (x, p);
+      if (numel (x.dims) > 2)
+        error ("gpudot:badDim", "norm: only valid for 2-D objects");
+      elseif (ischar (p) && strcmpi (p, "fro"))
+        n = garray.as ("norm", @gnorm, x, "fro");
+      elseif (any (x.dims == 1) || any (x.dims == 0))
+        n = garray.as ("norm", @gnorm, x, p);
         if (isempty (n))
           n = zeros (1, 1, x.elclass);
         endif
         n = n(1);
-      elseif (isnumeric (p) && p == 1)
+      elseif (isnumeric (p) && isscalar (p) && p == 1)
         n = max (gnorm (x, 1, 1));
-      elseif ((isnumeric (p) && p == Inf) || (ischar (p) && strcmpi (p, "inf")))
+      elseif ((isnumeric (p) && isscalar (p) && p == Inf) || (ischar (p) && strcmpi (p, "inf")))
         n = max (gnorm (x, 1, 2));
-      else
+      elseif (isnumeric (p) && isscalar (p) && isreal (p) && ! isnan (p))
         error ("gpudot:gatherFirst",
                "norm: this matrix norm of a garray needs its singular values; norm (gather (A), ...)");
+      else
+        error ("gpudot:badOption", "norm: P must be a real scalar, \"fro\", \"inf\" or \"-inf\"");
       endif
     endfunction
 
     function s = sum (x, varargin)
-      if (numel (varargin) > 1 || (numel (varargin) == 1 && ! isnumeric (varargin{1})))
-        error ("gpudot:gatherFirst", "sum: a garray takes sum (g) or sum (g, dim); sum (gather (g), ...) for more");
-      endif
-      if (isempty (varargin) && isequal (x.dims, [0 0]))
-        s = zeros (1, 1, x.elclass);
+      dim = garray.dim_arg ("sum", x, varargin);
+      if (any (x.dims == 0))
+        s = sum (zeros (x.dims, x.elclass), varargin{:});
       else
-        s = gdot (ones (1, 1, x.elclass), x, varargin{:});
+        s = garray.as ("sum", @gdot, ones (1, 1, x.elclass), x, dim);
       endif
+    endfunction
+
+    function m = mean (x, varargin)
+      dim = garray.dim_arg ("mean", x, varargin);
+      if (any (x.dims == 0))
+        m = mean (zeros (x.dims, x.elclass), varargin{:});
+      else
+        d = [x.dims ones(1, dim)];
+        m = garray.as ("mean", @gdot, ones (1, 1, x.elclass), x, dim) / d(dim);
+      endif
+    endfunction
+
+    ## any and all count nonzeros (NaN is nonzero) on the device: gnorm with p = 0
+    function tf = any (x, varargin)
+      dim = garray.dim_arg ("any", x, varargin);
+      if (any (x.dims == 0))
+        tf = any (zeros (x.dims, x.elclass), varargin{:});
+      else
+        tf = gnorm (x, 0, dim) > 0;
+      endif
+    endfunction
+
+    function tf = all (x, varargin)
+      dim = garray.dim_arg ("all", x, varargin);
+      if (any (x.dims == 0))
+        tf = all (zeros (x.dims, x.elclass), varargin{:});
+      else
+        d = [x.dims ones(1, dim)];
+        if (strcmp (x.elclass, "single") && d(dim) > flintmax ("single"))
+          tf = all (gather (x), dim);      # counts past 2^24 do not fit a single result
+        else
+          tf = gnorm (x, 0, dim) == d(dim);
+        endif
+      endif
+    endfunction
+
+    function tf = isequaln (varargin)
+      for i = 1:numel (varargin)
+        if (isa (varargin{i}, "garray"))
+          varargin{i} = gather (varargin{i});
+        endif
+      endfor
+      tf = isequaln (varargin{:});
     endfunction
 
     ## everything else needs the data on the host
@@ -352,7 +433,71 @@ classdef garray < handle
     function r = horzcat (varargin),  r = garray.host_only ("[ , ]", true); endfunction
     function r = vertcat (varargin),  r = garray.host_only ("[ ; ]", true); endfunction
     function r = cat (varargin),      r = garray.host_only ("cat", true); endfunction
-    function r = abs (varargin),      r = garray.host_only ("abs"); endfunction
+    function r = abs (varargin),        r = garray.host_only ("abs"); endfunction
+    function r = reshape (varargin),    r = garray.host_only ("reshape"); endfunction
+    function r = permute (varargin),    r = garray.host_only ("permute"); endfunction
+    function r = ipermute (varargin),   r = garray.host_only ("ipermute"); endfunction
+    function r = squeeze (varargin),    r = garray.host_only ("squeeze"); endfunction
+    function r = sort (varargin),       r = garray.host_only ("sort"); endfunction
+    function r = sortrows (varargin),   r = garray.host_only ("sortrows"); endfunction
+    function r = unique (varargin),     r = garray.host_only ("unique"); endfunction
+    function r = find (varargin),       r = garray.host_only ("find"); endfunction
+    function r = max (varargin),        r = garray.host_only ("max"); endfunction
+    function r = min (varargin),        r = garray.host_only ("min"); endfunction
+    function r = prod (varargin),       r = garray.host_only ("prod"); endfunction
+    function r = cumsum (varargin),     r = garray.host_only ("cumsum"); endfunction
+    function r = cumprod (varargin),    r = garray.host_only ("cumprod"); endfunction
+    function r = diff (varargin),       r = garray.host_only ("diff"); endfunction
+    function r = isnan (varargin),      r = garray.host_only ("isnan"); endfunction
+    function r = isinf (varargin),      r = garray.host_only ("isinf"); endfunction
+    function r = isfinite (varargin),   r = garray.host_only ("isfinite"); endfunction
+    function r = logical (varargin),    r = garray.host_only ("logical"); endfunction
+    function r = real (varargin),       r = garray.host_only ("real"); endfunction
+    function r = imag (varargin),       r = garray.host_only ("imag"); endfunction
+    function r = conj (varargin),       r = garray.host_only ("conj"); endfunction
+    function r = angle (varargin),      r = garray.host_only ("angle"); endfunction
+    function r = sqrt (varargin),       r = garray.host_only ("sqrt"); endfunction
+    function r = exp (varargin),        r = garray.host_only ("exp"); endfunction
+    function r = log (varargin),        r = garray.host_only ("log"); endfunction
+    function r = round (varargin),      r = garray.host_only ("round"); endfunction
+    function r = floor (varargin),      r = garray.host_only ("floor"); endfunction
+    function r = ceil (varargin),       r = garray.host_only ("ceil"); endfunction
+    function r = fix (varargin),        r = garray.host_only ("fix"); endfunction
+    function r = sign (varargin),       r = garray.host_only ("sign"); endfunction
+    function r = mod (varargin),        r = garray.host_only ("mod"); endfunction
+    function r = rem (varargin),        r = garray.host_only ("rem"); endfunction
+    function r = fliplr (varargin),     r = garray.host_only ("fliplr"); endfunction
+    function r = flipud (varargin),     r = garray.host_only ("flipud"); endfunction
+    function r = flip (varargin),       r = garray.host_only ("flip"); endfunction
+    function r = circshift (varargin),  r = garray.host_only ("circshift"); endfunction
+    function r = repmat (varargin),     r = garray.host_only ("repmat"); endfunction
+    function r = diag (varargin),       r = garray.host_only ("diag"); endfunction
+    function r = tril (varargin),       r = garray.host_only ("tril"); endfunction
+    function r = triu (varargin),       r = garray.host_only ("triu"); endfunction
+    function r = trace (varargin),      r = garray.host_only ("trace"); endfunction
+    function r = kron (varargin),       r = garray.host_only ("kron"); endfunction
+    function r = num2str (varargin),    r = garray.host_only ("num2str"); endfunction
+    function r = mat2str (varargin),    r = garray.host_only ("mat2str"); endfunction
+    function r = int2str (varargin),    r = garray.host_only ("int2str"); endfunction
+    function r = arrayfun (varargin),   r = garray.host_only ("arrayfun"); endfunction
+    function r = subsindex (varargin),  r = garray.host_only ("subsindex"); endfunction
+    function r = colon (varargin),      r = garray.host_only ("colon"); endfunction
+    function r = int8 (varargin),       r = garray.host_only ("int8"); endfunction
+    function r = uint8 (varargin),      r = garray.host_only ("uint8"); endfunction
+    function r = int16 (varargin),      r = garray.host_only ("int16"); endfunction
+    function r = uint16 (varargin),     r = garray.host_only ("uint16"); endfunction
+    function r = int32 (varargin),      r = garray.host_only ("int32"); endfunction
+    function r = uint32 (varargin),     r = garray.host_only ("uint32"); endfunction
+    function r = int64 (varargin),      r = garray.host_only ("int64"); endfunction
+    function r = uint64 (varargin),     r = garray.host_only ("uint64"); endfunction
+    function r = char (varargin),       r = garray.host_only ("char"); endfunction
+    function r = cell2mat (varargin),   r = garray.host_only ("cell2mat"); endfunction
+    function r = full (varargin),       r = garray.host_only ("full"); endfunction
+    function r = sparse (varargin),     r = garray.host_only ("sparse"); endfunction
+    function r = median (varargin),     r = garray.host_only ("median"); endfunction
+    function r = mode (varargin),       r = garray.host_only ("mode"); endfunction
+    function r = std (varargin),        r = garray.host_only ("std"); endfunction
+    function r = var (varargin),        r = garray.host_only ("var"); endfunction
 
     function n = ndims (g)
       n = numel (g.dims);
@@ -413,13 +558,64 @@ classdef garray < handle
     function g = from_id (id, sz, elclass, cplx, devices)
       g = garray ([]);     # an empty placeholder, replaced below
       __gpudot__ ("garray_free", g.id);
-      g.id = id;
-      g.ondevice = true;
-      g.ref = struct ("garray_id", id);
-      g.dims = sz;
-      g.elclass = elclass;
-      g.cplx = cplx;
-      g.devices = devices;
+      garray.fill (g, id, true, struct ("garray_id", id), sz, elclass, cplx, devices);
+    endfunction
+
+    ## Sets a garray's properties (the only place that does).  Where Octave routes these
+    ## writes through subsasgn (see the properties), garray.writable lets them through.
+    function fill (g, id, ondevice, ref, dims, elclass, cplx, devices)
+      garray.writable (1);
+      unwind_protect
+        g.id = id;
+        g.ondevice = ondevice;
+        g.ref = ref;
+        if (nargin > 4)
+          g.elclass = elclass;
+          g.cplx = cplx;
+          g.devices = devices;
+          g.dims = dims;     # last: there Octave 7 checks writes against numel (g)
+        endif
+      unwind_protect_cleanup
+        garray.writable (-1);
+      end_unwind_protect
+    endfunction
+
+    ## Adds d to the count of fill calls under way and returns it: subsasgn lets property
+    ## writes through only while it is positive
+    function n = writable (d)
+      persistent k = 0;
+      k += d;
+      n = k;
+    endfunction
+
+    ## Calls fn (a gpudot function) for the Octave function name, whose name its errors carry
+    function varargout = as (name, fn, varargin)
+      try
+        [varargout{1:max (nargout, 1)}] = fn (varargin{:});
+      catch err
+        err.message = regexprep (err.message, '^(gdot|gnorm|gcosine): ', [name ": "]);
+        rethrow (err);
+      end_try_catch
+    endfunction
+
+    ## The DIM of a reduction fn (g) or fn (g, dim): given, else the first dimension that is
+    ## not 1
+    function dim = dim_arg (fn, x, args)
+      if (numel (args) > 1 || (numel (args) == 1 && ! isnumeric (args{1})))
+        error ("gpudot:gatherFirst", "%s: a garray takes %s (g) or %s (g, dim); %s (gather (g), ...) for more",
+               fn, fn, fn, fn);
+      elseif (numel (args) == 1)
+        dim = args{1};
+        if (! (isscalar (dim) && isreal (dim) && dim >= 1 && dim == fix (dim)))
+          error ("gpudot:badDim", "%s: DIM must be a positive integer", fn);
+        endif
+        dim = double (dim);
+      else
+        dim = find (x.dims != 1, 1);
+        if (isempty (dim))
+          dim = 1;
+        endif
+      endif
     endfunction
 
     function r = host_only (op, concat = false)

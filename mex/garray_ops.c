@@ -39,7 +39,8 @@ void gateway_set_shard_chunk(int64_t q)
 }
 
 /* garray's "devices": a list of device indices (a device may repeat: several shards on it)
- * or "all"; *n of them into devs.  Raises for anything else, or without a GPU. */
+ * or "all"; *n of them into devs (none where no GPU is usable: the data then stays on the
+ * host, as for garray (x)).  Raises for anything else. */
 static void devices_arg(const mxArray *a, int *devs, int *n)
 {
     char *s = get_string(a);
@@ -66,7 +67,10 @@ static void devices_arg(const mxArray *a, int *devs, int *n)
             devs[i] = v[i] > 1e6 ? 1000000 : (int)v[i];
         mxDestroyArray(d);
     }
-    need_gpu("garray");
+    if (!gpudot_cuda_available()) { /* as garray (x): the data stays on the host */
+        *n = 0;
+        return;
+    }
     int count = gpudot_cuda_device_count();
     if (all) {
         m = (size_t)(count < GPUDOT_MAX_SHARDS ? count : GPUDOT_MAX_SHARDS);

@@ -114,7 +114,9 @@ static void column_fast(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j, 
     gd_cos_init_d(&a);
     int cos = op == GPUDOT_OP_COS;
     /* walk the rows stored in either operand in order (a full operand stores every row);
-     * a dot product takes the rows where both are stored, as dot's sparse product does */
+     * a dot product adds the rows where both are stored; where only one is, the product
+     * is 0 unless that element is Inf or NaN (0 * Inf is NaN, as in dot) */
+    int nonfinite = 0;
     mwIndex kx = x->sparse ? x->jc[j] : 0, ex = x->sparse ? x->jc[j + 1] : rows;
     mwIndex ky = y->sparse ? y->jc[j] : 0, ey = y->sparse ? y->jc[j + 1] : rows;
     while (kx < ex || ky < ey) {
@@ -127,6 +129,8 @@ static void column_fast(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j, 
             gd_cos_add_d(&a, xr, xi, yr, yi, cx, cy, comp, fast);
         else if (rx == r && ry == r)
             dot_add(s, c, xr, xi, yr, yi, comp);
+        else
+            nonfinite |= !isfinite(xr) || !isfinite(xi) || !isfinite(yr) || !isfinite(yi);
     }
     if (cos) {
         gd_cos_final_d(&a, comp, fast, &out[0], &out[1]);
@@ -134,8 +138,8 @@ static void column_fast(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j, 
             return; /* (fast: rerun scaled) */
         gd_clamp_unit_d(&out[0], &out[1], cx || cy);
     } else {
-        out[0] = gd_value_d(s[0], c[0], comp);
-        out[1] = gd_value_d(s[1], c[1], comp);
+        out[0] = nonfinite ? NAN : gd_value_d(s[0], c[0], comp);
+        out[1] = nonfinite && (cx || cy) ? NAN : gd_value_d(s[1], c[1], comp);
     }
 }
 

@@ -33,7 +33,11 @@
 %! assert (gather (B(:)), A(:));
 
 %!error <out of bound 5> g(6)
-%!error <out of bound> g(0)
+%!error id=Octave:invalid-index g(0)
+%!error id=Octave:invalid-index g(-1)
+%!error id=Octave:invalid-index g(1.5)
+%!error id=Octave:invalid-index g(NaN)
+%!error id=Octave:index-out-of-bounds g(6)
 %!error <out of bound 3> B(4, 1)
 %!error <out of bound 20> B(1, 21)
 %!error <only \(\) indexing> g{1}

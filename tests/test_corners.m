@@ -1,0 +1,168 @@
+## Copyright (C) 2026 gpudot developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn {} {} test_corners
+## Where gpudot once disagreed with Octave: each block holds gpudot to Octave's own answer
+## (or to the documented rule where gpudot's differs), on the CPU engine and, where a GPU
+## is usable, on the GPU too.
+## @end deftypefn
+
+function test_corners ()
+  test ("test_corners");
+endfunction
+
+%!shared dev
+%! warning ("off", "gpudot:noDevice");
+%! dev = {"cpu"};
+%! if (gpudot_gpu_available ())
+%!   dev{end+1} = "gpu";
+%! endif
+
+## gnorm with large |p|: the extreme element's term is 1, not 2^-|p|
+%!test
+%! for d = dev
+%!   assert (gnorm ([1 2], 2000, "device", d{1}), 2);
+%!   assert (gnorm ([3 4], 1100, "device", d{1}), 4);
+%!   assert (gnorm ([1 2], -2000, "device", d{1}), 1);
+%!   assert (gnorm (single ([1 2]), 3000, "device", d{1}), single (2));
+%!   assert (gnorm ([2 2], 1e6, "device", d{1}), 2 * 2^1e-6, -1e-15);
+%!   assert (gnorm ([1e-300 3e-300], 1500, "device", d{1}), 3e-300, -1e-14);
+%!   assert (gnorm ([1e300 2e300], -1500, "device", d{1}), 1e300, -1e-14);
+%!   for p = [-3000 -1031 -3 -0.5 0.5 3 1075 1076 3000]
+%!     x = [0.75 1.5 3 0.375];
+%!     ## (Octave's own norm underflows to Inf at p = -3000: ref_norm scales first)
+%!     assert (gnorm (x, p, "device", d{1}), ref_norm (x, p, 2), -1e-13);
+%!     assert (gnorm (single (x), p, "device", d{1}, "accum", "native"), single (ref_norm (x, p, 2)), -1e-5);
+%!   endfor
+%! endfor
+
+## sparse operands: 0 * Inf and 0 * NaN at the sparse operand's zeros are NaN, as in dot
+%!assert (gdot (sparse ([1 0 2]), [1 Inf 1]), NaN)
+%!assert (gdot ([1 NaN 1], sparse ([1 0 2])), NaN)
+%!assert (gdot (sparse ([1 0 2]), sparse ([1 Inf 1])), NaN)
+%!assert (gdot (sparse ([1 0 2]'), [1 Inf 1]'), NaN)
+%!assert (gdot (sparse ([1 0; 0 2]), [1 Inf; 1 1]), [1 NaN])
+%!test
+%! z = gdot (sparse ([1 0 2]), [1 complex(Inf, 1) 1]);
+%! assert (isnan (real (z)) && isnan (imag (z)));
+%!assert (gdot (sparse ([1 0 2]), [1 1e308 1]), 3)
+
+## mixed integer and fractional operands: the exact dot product of the values (dot first
+## rounds each product to the integer class)
+%!assert (gdot (int8 ([1 2]), [1.5 1]), 3.5)
+%!assert (gdot ([1.5 1], int8 ([1 2])), 3.5)
+%!assert (gdot (uint8 ([200 200]), [0.5 0.25]), 150)
+
+## any, all and their class; mean and sum of empties as Octave gives them
+%!test
+%! g = garray ([1 2 3]);
+%! assert (any (g), true);
+%! assert (all (garray ([1 1 1])), true);
+%! assert (all (garray ([1 0 1])), false);
+%! assert (any (garray ([0 0 0])), false);
+%! assert (any (garray ([0 NaN 0])), true);
+%! assert (all (garray ([NaN 1])), true);
+%! M = [0 1 0; 0 0 0; 0 2 1];
+%! assert (any (garray (M)), any (M));
+%! assert (all (garray (M), 2), all (M, 2));
+%! assert (any (garray (M), 3), any (M, 3));
+%! assert (any (garray (single (M))), any (M));
+%! assert (all (garray (complex ([0 1], [1 0]))), true);
+%! for z = {[], zeros(0, 3), zeros(3, 0), zeros(1, 0), zeros(0, 3, 2)}
+%!   x = z{1};
+%!   assert (any (garray (x)), any (x));
+%!   assert (all (garray (x)), all (x));
+%!   assert (sum (garray (x)), sum (x));
+%!   assert (sum (garray (x), 1), sum (x, 1));
+%!   assert (sum (garray (x), 2), sum (x, 2));
+%!   assert (mean (garray (x)), mean (x));
+%! endfor
+%! assert (mean (garray ([1 2; 3 5])), [2 3.5]);
+%! assert (mean (garray (single ([1 2; 3 5])), 2), single ([1.5; 4]));
+%! assert (class (any (garray ([1 2]))), "logical");
+
+## isequaln on garrays
+%!assert (isequaln (garray ([NaN 1]), [NaN 1]))
+%!assert (isequaln ([NaN 1], garray ([NaN 1])))
+%!assert (! isequal (garray ([NaN 1]), [NaN 1]))
+
+## norm of an N-D garray is an error, as norm's is
+%!error id=gpudot:badDim norm (garray (ones (2, 2, 2)), 1)
+%!error id=gpudot:badDim norm (garray (ones (2, 2, 2)))
+
+## errors name the function the user called
+%!error <^sum: DIM> sum (garray (magic (3)), 0)
+%!error <^mean: DIM> mean (garray (magic (3)), 1.5)
+%!error <^norm: P> norm (garray ([1 2]), "bogus")
+%!error <^dot: > dot (garray ([1 2]), [1 2 3 4; 5 6 7 8])
+%!error <^vecnorm: P> vecnorm (garray ([1 2]), "bogus")
+%!error <^size: DIM> size (garray ([1 2]), "x")
+%!error <^size: DIM> size (garray ([1 2]), 0)
+%!error <mat2str .*gather> mat2str (garray ([1 2]))
+
+## operations outside the package's scope: one gatherFirst error that says gather
+%!test
+%! g = garray ([3 1 2]);
+%! ops = {@reshape, @permute, @sort, @isnan, @num2str, @mat2str, @prod, @cumsum, @sqrt, ...
+%!        @abs, @find, @unique, @logical, @real, @squeeze, @round};
+%! for i = 1:numel (ops)
+%!   try
+%!     ops{i} (g);
+%!     error ("no error for %s", func2str (ops{i}));
+%!   catch err
+%!     assert (err.identifier, "gpudot:gatherFirst");
+%!     assert (! isempty (strfind (err.message, "gather (g)")), err.message);
+%!   end_try_catch
+%! endfor
+
+## index errors: Octave's identifiers
+%!shared m
+%! warning ("off", "gpudot:noDevice");
+%! m = garray (magic (3));
+%!error id=Octave:invalid-index m(-1)
+%!error id=Octave:invalid-index m(1.5)
+%!error id=Octave:invalid-index m(NaN)
+%!error id=Octave:invalid-index m(0, 1)
+%!error id=Octave:index-out-of-bounds m(10)
+%!error id=Octave:index-out-of-bounds m(2, 4)
+%!error id=Octave:index-out-of-bounds m(true (1, 10))
+%!assert (numel (m), ifelse (garray.numel_counts, 9, 1))
+
+## a garray made through a handle to its constructor, then garray as usual
+%!test
+%! g = garray ([1 2 3]);
+%! f = @garray;
+%! h = f (g);
+%! assert (gather (h), [1 2 3]);
+%! c = cellfun (@garray, {g}, "UniformOutput", false);
+%! assert (gather (c{1}), [1 2 3]);
+%! k = garray ([4 5]);
+%! assert (gather (k), [4 5]);
+%! assert (gather (g(2:3)), [2 3]);
+%! e = garray (zeros (0, 3));
+%! assert (size (e), [0 3]);
+%! try
+%!   k(1) = 3;
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "gpudot:gatherFirst");
+%! end_try_catch
+%! try
+%!   k.id = 3;
+%!   error ("no error");
+%! catch err
+%!   assert (! strcmp (err.message, "no error"));
+%! end_try_catch
+%! assert (gather (k), [4 5]);
+
+## a garray inside a cell or struct shows its size, class and place
+%!test
+%! s = evalc ("c = {garray([1 2])}");
+%! assert (! isempty (strfind (s, "[1x2 double] on ")), s);
+%! assert (garray (single ([1 2; 3 4])).summary(1:16), "[2x2 single] on ");
+
+## "devices" without a GPU keeps the data on the host, as garray (x) does
+%!testif ; ! gpudot_gpu_available ()
+%! g = garray ([1 2], "devices", "all");
+%! assert (gather (g), [1 2]);
