@@ -6,6 +6,7 @@
 #   make bench      GPU machine: every benchmark case, bench/results/<device>.csv, BENCHMARKS.md
 #   make check-valgrind  the CPU-engine suite under valgrind memcheck (CI)
 #   make soak       10^6 small + 10^4 large calls, memory must stay flat (CI; GPU too)
+#   make fuzz       the differential fuzzer: 10^5 calls against Octave's own functions (CI; GPU too)
 #   make check-pool the CPU engine's thread pool alone under ThreadSanitizer (CI)
 #   make check-sanitize  GPU machine: the suite under compute-sanitizer's four tools
 #   make check-big  GPU machine: 2^32 + 3 elements, a host vector beyond device memory
@@ -84,6 +85,16 @@ check-pool:
 	  tests/pool_stress.c cpu/gpudot_pool.c -o $(BUILD)/pool_stress
 	for t in 2 4 16; do OMP_NUM_THREADS=$$t $(BUILD)/pool_stress $(POOL_JOBS) || exit 1; done
 
+# The differential fuzzer (tests/fuzz_diff.m): FUZZ_CASES random calls held to Octave's own
+# functions; on a GPU machine with garrays and "device", "gpu" too.
+FUZZ_CASES ?= 100000
+FUZZ_SEED ?= 1
+fuzz:
+	@if command -v $(MKOCTFILE) >/dev/null 2>&1 || ! command -v $(OCTAVE) >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory $(MEX); fi
+	GPUDOT_FUZZ_CASES=$(FUZZ_CASES) GPUDOT_FUZZ_SEED=$(FUZZ_SEED) GPUDOT_MEXDIR=$(BUILD) \
+	  $(OCTAVE) $(OCTFLAGS) tests/run_fuzz.m
+
 # Many calls in one session; Octave's memory (and the device's) must stay flat.
 SOAK_SMALL ?= 1000000
 SOAK_LARGE ?= 10000
@@ -133,7 +144,7 @@ dist: deps
 	mkdir -p $(DIST)/src/help
 	for f in gdot gnorm gcosine; do \
 	  cp m/$$f.m $(DIST)/src/help/ && \
-	  sed '/^## -\*- texinfo -\*-$$/,/^## @end deftypefn$$/c\## (help '"$$f"': in '"$$f"'.oct, which is built with it)' \
+	  sed '/^## -\*- texinfo -\*-$$/,/^## @end deftypefn$$/c\## (the help is in the compiled entry of the same name, built with it)' \
 	    m/$$f.m > $(DIST)/inst/$$f.m || exit 1; \
 	done
 	{ echo "GPUDOT_PACKAGE ?= 1"; cat mex.mk; } > $(DIST)/src/Makefile
@@ -172,4 +183,4 @@ clean:
 	rm -rf $(BUILD) $(NAME)-*.tar.gz
 
 FORCE:
-.PHONY: all deps plot-deps check check-valgrind check-pool soak check-sanitize check-big demo bench dist check-dist check-distro format-check clean FORCE
+.PHONY: all deps plot-deps check check-valgrind check-pool soak fuzz check-sanitize check-big demo bench dist check-dist check-distro format-check clean FORCE

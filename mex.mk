@@ -125,10 +125,14 @@ $(MEX): $(SRC)/mex/__gpudot__.c $(GATEWAY_OBJS) $(SRC)/mex/gateway.h $(SRC)/mex/
 	$(call run,mkoctfile --mex __gpudot__.c,$(MKOCTFILE) --mex -R2018a -I$(SRC)/include $(DEFS) \
 	    -o $@ $(SRC)/mex/__gpudot__.c $(GATEWAY_OBJS) $(ENGINE_OBJS) $(OBJ)/octave_interrupt.o $(ENGINE_LIBS) \
 	    -lgomp -L$(OCTLIBDIR) -loctinterp -loctave -Wl$(comma)--no-undefined)
+	$(STRIP_PKG)
 
 $(OBJ)/gpudot_help.h: $(SRC)/mex/help_string.awk $(foreach f,$(ENTRIES),$(HELPDIR)/$(f).m) | $(OBJ)
 	@for f in $(ENTRIES); do awk -v name=$$f -f $(SRC)/mex/help_string.awk $(HELPDIR)/$$f.m || exit 1; done > $@.tmp
 	@mv $@.tmp $@
+
+# The package installs what users run: no debug information (3.6 MB an .oct, 47 KB stripped)
+STRIP_PKG = $(if $(filter 1,$(GPUDOT_PACKAGE)),@strip --strip-unneeded $@)
 
 # Linked against the MEX by file name, found beside it at load time ($$ORIGIN; escaped once
 # for this shell and once for mkoctfile's), so the dynamic loader maps the one library that
@@ -138,6 +142,7 @@ $(OUT)/gdot.oct: $(SRC)/mex/gpudot_entry.cc $(SRC)/mex/gpudot_entry.h $(ENGINE_H
 	$(call run,mkoctfile gpudot_entry.cc,$(MKOCTFILE) -I$(SRC)/include -I$(SRC)/mex -I$(OBJ) \
 	    -o $@ $(SRC)/mex/gpudot_entry.cc -L$(OUT) -l:__gpudot__.mex '-Wl$(comma)-rpath$(comma)\$$ORIGIN' \
 	    -L$(OCTLIBDIR) -loctinterp -loctave -Wl$(comma)--no-undefined)
+	$(STRIP_PKG)
 
 $(OUT)/gnorm.oct $(OUT)/gcosine.oct $(OUT)/__gpudot_undispatch__.oct: $(OUT)/gdot.oct
 	@cp -f $< $@

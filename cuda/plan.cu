@@ -18,24 +18,23 @@ namespace gpudot
  * runtime (no link against libcuda), with each kernel's CUfunction looked up on its first
  * launch; <<<>>> where either is missing, or under the test hook.  On the H100 VM the
  * runtime's launch of an empty kernel took 0.1-0.5 us more host time, and small resident
- * calls through the engine were 0.3-0.6 us shorter with the driver's.  Only the
- * calling thread launches (the ring's pool threads pack), so the cached lookups need no
- * lock.  The driver's errors have the runtime's numbers (CUDA_ERROR_INVALID_VALUE is
- * cudaErrorInvalidValue, ...): E->launch_err carries one to run_kernel's check. */
+ * calls through the engine were 0.3-0.6 us shorter with the driver's.  A device's kernels
+ * are launched by one thread at a time (the calling thread, or the master of a call's part
+ * on that device: ring.cu), and their lookups are cached per device, so they need no lock;
+ * the entry point is found once (a static, initialised under C++'s guard).  The driver's errors
+ * have the runtime's numbers (CUDA_ERROR_INVALID_VALUE is cudaErrorInvalidValue, ...):
+ * E->launch_err carries one to run_kernel's check. */
 cu_launch_fn cu_launch()
 {
-    static cu_launch_fn f = nullptr;
-    static int tried = 0;
-    if (!tried) {
-        tried = 1;
+    static const cu_launch_fn f = [] {
         void *fp = nullptr;
         cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuLaunchKernel", &fp, 12000, cudaEnableDefault, &q) ==
-                cudaSuccess &&
-            q == cudaDriverEntryPointSuccess)
-            f = (cu_launch_fn)fp;
+        int found = cudaGetDriverEntryPointByVersion("cuLaunchKernel", &fp, 12000,
+                                                     cudaEnableDefault, &q) == cudaSuccess &&
+                    q == cudaDriverEntryPointSuccess;
         cudaGetLastError();
-    }
+        return found ? (cu_launch_fn)fp : nullptr;
+    }();
     return f;
 }
 

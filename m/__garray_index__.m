@@ -46,6 +46,12 @@ function [L, sz] = __garray_index__ (dims, subs)
   elseif (numel (d) > n)
     d = [d(1:n-1) prod(d(n:end))];
   endif
+  ## as Octave: every subscript's validity first, then the bounds
+  for k = 1:n
+    if (! (ischar (subs{k}) && strcmp (subs{k}, ":")))
+      check_subscript (subs{k}, Inf, k, n, dims);
+    endif
+  endfor
   L = 1;
   stride = 1;
   sz = zeros (1, n);

@@ -37,10 +37,18 @@
 ## @code{classUnderlying} (the element class) work; @code{double (g)}, @code{single (g)}
 ## and @code{gather (g)} return host arrays (gather bit for bit); @code{isequal} compares
 ## contents; @code{garray (g)} copies; displaying one shows where it lives and, for up to
-## 1000 elements, its values.  Octave's @code{dot}, @code{norm} (vector norms, and
-## @code{"fro"}, 1 and Inf of a matrix), @code{vecnorm} and @code{sum} run on the device
-## when given garrays.  Arithmetic, comparisons, concatenation and assignment need host
-## data: they give @code{gpudot:gatherFirst}.  @code{save} keeps no data of a garray
+## 1000 elements, its values (inside a cell or struct: its @code{summary}, as
+## @qcode{"[1x2 double] on GPU 0"}).  Octave's @code{dot}, @code{norm} (vector norms, and
+## @code{"fro"}, 1 and Inf of a matrix), @code{vecnorm}, @code{sum}, @code{mean},
+## @code{any} and @code{all} run on the device when given garrays, with Octave's results
+## and errors (@code{any} ignores NaN, @code{all} counts it as nonzero; an empty garray
+## gives what Octave gives for an empty array); @code{isequaln} compares contents.
+## Arithmetic, comparisons, concatenation, assignment, @code{max}, @code{min},
+## @code{prod}, @code{sort}, @code{reshape} and other element-wise or reshaping functions
+## need host data: they give @code{gpudot:gatherFirst}.  Octave itself decides some uses
+## without asking the object: @code{if (g)} and @code{g && true} are false whatever
+## @var{g} holds (use @code{any (g)} or @code{all (g)}), and @code{x(g)},
+## @code{y(2) = g} and @code{for v = g} fail in Octave's own code.  @code{save} keeps no data of a garray
 ## (Octave 7 refuses it, later releases save a struct of its properties): save
 ## @code{gather (g)}.
 ##
@@ -54,9 +62,11 @@
 ##
 ## Errors (identifiers): @code{gpudot:badType} (not a full single or double array, or a
 ## deleted garray), @code{gpudot:badOption} (a bad @qcode{"devices"}),
-## @code{gpudot:noDevice} (no GPU, or no such device), @code{gpudot:badDim} (more than 64
+## @code{gpudot:noDevice} (no such device; without a usable GPU, @qcode{"devices"} keeps
+## the data on the host as @code{garray (x)} does), @code{gpudot:badDim} (more than 64
 ## dimensions), @code{gpudot:outOfMemory} (a device cannot hold it: nothing is kept),
 ## @code{gpudot:gatherFirst} (an operation that needs host data),
+## @code{Octave:invalid-index} (a subscript that is 0, negative, fractional or NaN),
 ## @code{Octave:index-out-of-bounds} (a subscript past its dimension), @code{gpudot:cuda}
 ## (a CUDA failure, with CUDA's text; after a kernel fault CUDA is lost to the process and
 ## garrays cannot be read: restart Octave).  Warning: @code{gpudot:noDevice}.
@@ -304,7 +314,7 @@ classdef garray < handle
     endfunction
 
     function tf = isvector (g)
-      tf = numel (g.dims) == 2 && any (g.dims == 1) && prod (g.dims) >= 1;
+      tf = numel (g.dims) == 2 && any (g.dims == 1);     # 1x0 too, as isvector
     endfunction
 
     function tf = isscalar (g)
@@ -318,6 +328,9 @@ classdef garray < handle
     endfunction
 
     function n = vecnorm (x, p = 2, varargin)
+      if (! (isnumeric (p) && isscalar (p) && isreal (p) && p > 0))   # as vecnorm
+        error ("gpudot:badOption", "vecnorm: P must be positive real scalar or Inf");
+      endif
       n = garray.as ("vecnorm", @gnorm, x, p, varargin{:});
     endfunction
 
@@ -373,13 +386,19 @@ classdef garray < handle
       endif
     endfunction
 
-    ## any and all count nonzeros (NaN is nonzero) on the device: gnorm with p = 0
+    ## any ignores NaN, all counts it as nonzero (Octave's rules): on the device, the
+    ## largest magnitude for any (NaN there: decided on the host) and the count of nonzeros
+    ## for all
     function tf = any (x, varargin)
       dim = garray.dim_arg ("any", x, varargin);
       if (any (x.dims == 0))
         tf = any (zeros (x.dims, x.elclass), varargin{:});
       else
-        tf = gnorm (x, 0, dim) > 0;
+        m = gnorm (x, Inf, dim);
+        tf = m > 0;
+        if (any (isnan (m(:))))
+          tf = any (gather (x), dim);
+        endif
       endif
     endfunction
 

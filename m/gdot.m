@@ -27,8 +27,10 @@
 ## argument is conjugated.  The result is single if either input is single and neither
 ## is an integer, else double, as @code{dot}'s.  Beyond @code{dot}: sizes compatible
 ## under broadcasting give @code{sum (conj (@var{x}) .* @var{y}, @var{dim})}; integer
-## inputs sum exactly (up to 2^53) where @code{dot} saturates; sparse inputs are reduced
-## from their nonzeros, with a full result.
+## inputs sum exactly (up to 2^53) where @code{dot} saturates, and enter by their values
+## beside fractional ones (@code{gdot (int8 ([1 2]), [1.5 1])} is 3.5, where @code{dot}
+## rounds each product to int8: 4); sparse inputs are reduced from their nonzeros, with a
+## full result (0 * Inf and 0 * NaN at their zeros are NaN, as for full operands).
 ##
 ## Options, as name/value pairs (names and values in any case):
 ## @table @code

@@ -57,13 +57,18 @@ static void take(const sp_op *o, int here, mwIndex *k, mwSize r, mwSize j, doubl
     (*k)++;
 }
 
-/* s += conj(x) y (real and imaginary sums, compensated where comp) */
-static void dot_add(double *s, double *c, double xr, double xi, double yr, double yi, int comp)
+/* s += conj(x) y (real and imaginary sums, compensated where comp); a real operand has no
+ * imaginary part to multiply (0 * NaN would make NaN where Octave's mixed product has none) */
+static void dot_add(double *s, double *c, double xr, double xi, double yr, double yi, int cx,
+                    int cy, int comp)
 {
     gd_add_prod_d(&s[0], &c[0], xr, yr, comp);
-    gd_add_prod_d(&s[0], &c[0], xi, yi, comp);
-    gd_add_prod_d(&s[1], &c[1], xr, yi, comp);
-    gd_add_prod_d(&s[1], &c[1], -xi, yr, comp);
+    if (cx && cy)
+        gd_add_prod_d(&s[0], &c[0], xi, yi, comp);
+    if (cy)
+        gd_add_prod_d(&s[1], &c[1], xr, yi, comp);
+    if (cx)
+        gd_add_prod_d(&s[1], &c[1], -xi, yr, comp);
 }
 
 /* Column j of the reduction: out[0..1] (real, imaginary); fast: a cosine's unscaled sums
@@ -115,8 +120,8 @@ static void column_fast(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j, 
     int cos = op == GPUDOT_OP_COS;
     /* walk the rows stored in either operand in order (a full operand stores every row);
      * a dot product adds the rows where both are stored; where only one is, the product
-     * is 0 unless that element is Inf or NaN (0 * Inf is NaN, as in dot) */
-    int nonfinite = 0;
+     * is 0 unless that element is Inf or NaN (0 * Inf is NaN, as for full operands) */
+    int nf_re = 0, nf_im = 0;
     mwIndex kx = x->sparse ? x->jc[j] : 0, ex = x->sparse ? x->jc[j + 1] : rows;
     mwIndex ky = y->sparse ? y->jc[j] : 0, ey = y->sparse ? y->jc[j + 1] : rows;
     while (kx < ex || ky < ey) {
@@ -128,9 +133,13 @@ static void column_fast(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j, 
         if (cos)
             gd_cos_add_d(&a, xr, xi, yr, yi, cx, cy, comp, fast);
         else if (rx == r && ry == r)
-            dot_add(s, c, xr, xi, yr, yi, comp);
-        else
-            nonfinite |= !isfinite(xr) || !isfinite(xi) || !isfinite(yr) || !isfinite(yi);
+            dot_add(s, c, xr, xi, yr, yi, cx, cy, comp);
+        else { /* one side an implicit 0 (complex where that operand is): as dot_add */
+            double vr = rx == r ? xr : yr, vi = rx == r ? xi : yi;
+            int cv = rx == r ? cx : cy, cz = rx == r ? cy : cx;
+            nf_re |= !isfinite(vr) || (cv && cz && !isfinite(vi));
+            nf_im |= (cv && !isfinite(vi)) || (cz && !isfinite(vr));
+        }
     }
     if (cos) {
         gd_cos_final_d(&a, comp, fast, &out[0], &out[1]);
@@ -138,8 +147,8 @@ static void column_fast(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j, 
             return; /* (fast: rerun scaled) */
         gd_clamp_unit_d(&out[0], &out[1], cx || cy);
     } else {
-        out[0] = nonfinite ? NAN : gd_value_d(s[0], c[0], comp);
-        out[1] = nonfinite && (cx || cy) ? NAN : gd_value_d(s[1], c[1], comp);
+        out[0] = nf_re ? NAN : gd_value_d(s[0], c[0], comp);
+        out[1] = nf_im ? NAN : gd_value_d(s[1], c[1], comp);
     }
 }
 
@@ -164,14 +173,15 @@ int sparse_call(gpudot_op op, const call_t *c)
     int has_y = op != GPUDOT_OP_NORM;
     if (c->kernel >= 0 || !(mxIsSparse(c->x) || (has_y && mxIsSparse(c->y))))
         return 0;
-    if (!(mxIsNumeric(c->x) || mxIsLogical(c->x)) ||
-        (has_y && !(mxIsNumeric(c->y) || mxIsLogical(c->y))) || mxIsClass(c->x, "garray") ||
+    if (!mxIsNumeric(c->x) || (has_y && !mxIsNumeric(c->y)) || mxIsClass(c->x, "garray") ||
         (has_y && mxIsClass(c->y, "garray")) || mxIsEmpty(c->x) || (has_y && mxIsEmpty(c->y)))
         return 0;
     if (c->have_dim && c->dim > 2)
         return 0;
     if (!has_y)
         return 1;
+    if (mxIsSingle(c->x) || mxIsSingle(c->y))
+        return 0; /* single beside sparse: full, rounded to single as any double operand */
     if (mxGetM(c->x) == mxGetM(c->y) && mxGetN(c->x) == mxGetN(c->y) &&
         mxGetNumberOfDimensions(c->y) == 2)
         return 1;

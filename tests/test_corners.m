@@ -44,8 +44,13 @@ endfunction
 %!assert (gdot (sparse ([1 0 2]'), [1 Inf 1]'), NaN)
 %!assert (gdot (sparse ([1 0; 0 2]), [1 Inf; 1 1]), [1 NaN])
 %!test
-%! z = gdot (sparse ([1 0 2]), [1 complex(Inf, 1) 1]);
-%! assert (isnan (real (z)) && isnan (imag (z)));
+%! ## complex: each part as the full operands give it (0 * (Inf + 1i) is NaN + 0i)
+%! y = [1 complex(Inf, 1) 1];
+%! for x = {[1 0 2], complex([1 0 2], [0 0 1]), [1 0 0]}
+%!   assert (gdot (sparse (x{1}), y), gdot (x{1}, y));
+%!   assert (gdot (y, sparse (x{1})), gdot (y, x{1}));
+%! endfor
+%! assert (isnan (real (gdot (sparse ([1 0 2]), y))));
 %!assert (gdot (sparse ([1 0 2]), [1 1e308 1]), 3)
 
 ## mixed integer and fractional operands: the exact dot product of the values (dot first
@@ -61,8 +66,11 @@ endfunction
 %! assert (all (garray ([1 1 1])), true);
 %! assert (all (garray ([1 0 1])), false);
 %! assert (any (garray ([0 0 0])), false);
-%! assert (any (garray ([0 NaN 0])), true);
-%! assert (all (garray ([NaN 1])), true);
+%! assert (any (garray ([0 NaN 0])), false);     # any ignores NaN
+%! assert (any (garray ([1 NaN 0])), true);
+%! assert (any (garray ([NaN; 0; 1]), 3), any ([NaN; 0; 1], 3));
+%! assert (all (garray ([NaN 1])), true);         # all counts NaN as nonzero
+%! assert (all (garray ([NaN 0]), 3), [true false]);  # (Octave 7-11: [false false])
 %! M = [0 1 0; 0 0 0; 0 2 1];
 %! assert (any (garray (M)), any (M));
 %! assert (all (garray (M), 2), all (M, 2));

@@ -1,0 +1,627 @@
+## Copyright (C) 2026 gpudot developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn {} {[@var{n}, @var{bad}, @var{msgs}] =} fuzz_diff (@var{seed}, @var{ncases}, @var{devices})
+## The differential fuzzer: @var{ncases} random calls, case @var{i} drawn from seed
+## @var{seed} + @var{i} - 1, each held to Octave's own function on the same data.
+##
+## Calls: gdot, gnorm and gcosine (against @code{dot} / @code{sum (conj (x) .* y, dim)},
+## @code{norm} / @code{vecnorm} and @code{dot / (norm * norm)}, through tests/check_*.m),
+## and the garray operations (@code{sum}, @code{mean}, @code{any}, @code{all}, @code{dot},
+## @code{norm}, @code{vecnorm}, @code{isequal}, @code{isequaln}, indexing, @code{size},
+## @code{numel} and the shape queries, @code{gather}) against the same call on the host
+## array.  Operands: every class (single, double, complex, int8-64, uint8-64, logical,
+## char, sparse), shapes from scalars to N-D and empties of every kind, broadcast pairs,
+## DIM up to past ndims and invalid ones, p across [-3000, 3000] and the named ones,
+## option names and values in any case, and values with NaN, +-Inf, +-0, subnormals,
+## near-overflow and near-underflow magnitudes, and cancellation.  Host operands are made
+## garrays at random, and @var{devices} (default @code{@{"cpu"@}}) are the
+## @qcode{"device"} values drawn.
+##
+## A case passes when the value (within the accumulation mode's error bound of a double
+## reference), class and size agree, or when both sides refuse the call (gpudot with a
+## @code{gpudot:*} or Octave's own identifier).  Each failure is one line of @var{msgs}
+## with the seed and a reproducer: @code{fuzz_diff (SEED, 1, DEVICES)}.
+## @end deftypefn
+
+function [n, bad, msgs] = fuzz_diff (seed, ncases, devices = {"cpu"})
+
+  n = bad = 0;
+  msgs = {};
+  warning ("off", "gpudot:noDevice", "local");
+  for c = 1:ncases
+    s = seed + c - 1;
+    rand ("state", s);
+    randn ("state", s);
+    desc = "";
+    try
+      desc = one_case (devices);
+      n++;
+    catch err
+      bad++;
+      if (isempty (desc))
+        desc = err.stack(1).name;
+      endif
+      if (! isempty (err.stack) && getenv ("GPUDOT_FUZZ_TRACE"))
+        err.message = sprintf ("%s (%s line %d)", err.message, err.stack(1).name, err.stack(1).line);
+      endif
+      msgs{end+1} = sprintf ("seed %d: %s; reproduce: fuzz_diff (%d, 1, {%s})", s, err.message, s,
+                             strjoin (cellfun (@(d) ["\"" d "\""], devices, "uniformoutput", false), ", "));
+    end_try_catch
+  endfor
+
+endfunction
+
+## One random call and its check; returns a one-line description (raises on a mismatch,
+## the description in the message).
+function desc = one_case (devices)
+  r = rand ();
+  if (r < 0.30)
+    desc = case_reduce ("gdot", devices);
+  elseif (r < 0.55)
+    desc = case_reduce ("gnorm", devices);
+  elseif (r < 0.70)
+    desc = case_reduce ("gcosine", devices);
+  else
+    desc = case_garray ();
+  endif
+endfunction
+
+## ---- gdot, gnorm, gcosine ----
+
+function desc = case_reduce (fn, devices)
+  x = random_operand (true);
+  has_y = ! strcmp (fn, "gnorm");
+  y = [];
+  if (has_y)
+    y = partner (x);
+  endif
+  [dimargs, dim_ok] = random_dim (x);
+  [opts, accum, device, opts_ok] = random_options (devices);
+  p = 2;
+  pargs = {};
+  p_ok = true;
+  if (! has_y && (rand () < 0.8 || ! isempty (dimargs)))
+    [p, p_ok] = random_p ();
+    if (rand () < 0.1)
+      p = [];                 # the default, 2
+    endif
+    pargs = {p};
+    if (isempty (p))
+      p = 2;
+      p_ok = true;
+    endif
+  endif
+  ## host operands made garrays (full single or double only)
+  xx = x;  yy = y;
+  if (rand () < 0.3 && is_garrayable (x))
+    xx = garray (x);
+  endif
+  if (has_y && rand () < 0.3 && is_garrayable (y)
+      && (! isa (xx, "garray") || strcmp (class (x), class (y))))
+    yy = garray (y);
+  endif
+  if (has_y)
+    args = [{xx, yy}, dimargs, opts];
+  else
+    args = [{xx}, pargs, dimargs, opts];
+  endif
+  desc = sprintf ("%s (%s%s%s%s%s)", fn, describe (x, xx), ifelse (has_y, [", " describe(y, yy)], ""),
+                  ifelse (isempty (pargs), "", [", p = " show(p)]), show_args (dimargs), show_args (opts));
+
+  ## what the call must do: refuse (and with which identifiers), or answer
+  types_ok = accepts (x) && (! has_y || accepts (y));
+  sizes_ok = ! has_y || compatible (x, y, dimargs);
+  want_error = ! (types_ok && dim_ok && opts_ok && p_ok && sizes_ok);
+  try
+    got = feval (fn, args{:});
+  catch err
+    if (want_error && strncmp (err.identifier, "gpudot:", 7))
+      return;
+    endif
+    error ("%s: unexpected error [%s] %s", desc, err.identifier, err.message);
+  end_try_catch
+  if (want_error)
+    error ("%s: no error where one is due (types %d, dim %d, options %d, p %d, sizes %d)",
+           desc, types_ok, dim_ok, opts_ok, p_ok, sizes_ok);
+  endif
+
+  ## an integer operand makes the result double (gdot's rule): the reference is double
+  if (isinteger (x) || isinteger (y))
+    x = double (x);  y = double (y);
+  endif
+  xr = to_ref (x);  yr = to_ref (y);
+  try
+    switch (fn)
+      case "gdot"
+        check_dot (xr, yr, dimargs, accum, device, false, got);
+      case "gnorm"
+        if (ischar (p))
+          p = lower (p);
+        endif
+        check_norm (xr, p, dimargs, accum, device, got);
+      case "gcosine"
+        check_cosine (xr, yr, dimargs, accum, device, got);
+    endswitch
+  catch err
+    error ("%s: %s", desc, err.message);
+  end_try_catch
+endfunction
+
+## ---- garray operations against the same call on the host array ----
+
+function desc = case_garray ()
+  x = random_operand (false);
+  while (! is_garrayable (x))
+    x = random_operand (false);
+  endwhile
+  g = garray (x);
+  ops = {"sum", "mean", "any", "all", "dot", "norm", "vecnorm", "isequal", "isequaln", ...
+         "index", "size", "shape", "gather"};
+  op = ops{randi(numel (ops))};
+  desc = sprintf ("%s of garray (%s)", op, describe (x, x));
+  switch (op)
+    case {"sum", "mean", "any", "all"}
+      dimargs = {};
+      if (rand () < 0.5)
+        dimargs = {randi(ndims (x) + 2)};
+      endif
+      desc = sprintf ("%s (garray (%s)%s)", op, describe (x, x), show_args (dimargs));
+      got = feval (op, g, dimargs{:});
+      want = feval (op, x, dimargs{:});
+      if (any (strcmp (op, {"any", "all"})))
+        ## any ignores NaN and all counts it as true, as Octave's any and all do along the
+        ## first two dimensions (Octave 7-11's all along the third treats NaN as false)
+        z = x;
+        z(isnan (z)) = ifelse (strcmp (op, "any"), 0, 1);
+        want = feval (op, z, dimargs{:});
+        same_exactly (got, want, desc);
+      else
+        same_within (got, want, feval (op, abs_parts (x), dimargs{:}), sum_len (x, dimargs), desc);
+      endif
+    case "dot"
+      y = partner (x);
+      if (! isfloat (y) || issparse (y))
+        y = double (full (y));
+      endif
+      y = cast (y, class (x));
+      dimargs = {};
+      if (rand () < 0.3)
+        dimargs = {randi(ndims (x) + 1)};
+      endif
+      desc = sprintf ("dot (garray (%s), %s%s)", describe (x, x), describe (y, y), show_args (dimargs));
+      ok_ref = true;
+      try
+        want = dot (x, y, dimargs{:});
+      catch
+        ok_ref = false;
+      end_try_catch
+      if (ok_ref)
+        got = dot (g, y, dimargs{:});
+        check_dot (x, y, dimargs, "double", "auto", false, got);
+      endif
+    case {"norm", "vecnorm"}
+      [p, p_ok] = random_p ();
+      dimargs = {};
+      if (strcmp (op, "vecnorm") && rand () < 0.5)
+        dimargs = {randi(ndims (x) + 1)};
+      endif
+      desc = sprintf ("%s (garray (%s), %s%s)", op, describe (x, x), show (p), show_args (dimargs));
+      ok_ref = true;
+      try
+        want = feval (op, double (x), p, dimargs{:});
+      catch
+        ok_ref = false;
+      end_try_catch
+      try
+        got = feval (op, g, p, dimargs{:});
+        ok_got = true;
+      catch err
+        ok_got = false;
+        if (! (strncmp (err.identifier, "gpudot:", 7)))
+          error ("%s: unexpected error [%s] %s", desc, err.identifier, err.message);
+        endif
+        ## refused: where Octave answers, only the matrix norms that need singular values,
+        ## and a P that is not one (Octave checks none for an empty array)
+        if (ok_ref && ! strcmp (err.identifier, "gpudot:gatherFirst") && p_ok)
+          error ("%s: refused [%s] %s where Octave answers", desc, err.identifier, err.message);
+        endif
+      end_try_catch
+      if (ok_got && ok_ref && p_ok)
+        pp = p;
+        if (ischar (pp))
+          pp = lower (pp);
+        endif
+        if (strcmp (op, "vecnorm") || isvector (x) || isempty (x) || strcmp (pp, "fro"))
+          if (strcmp (op, "norm"))
+            xr = x(:);
+            assert (isscalar (got), "%s: not a scalar", desc);
+            if (isempty (x))
+              same_exactly (got, cast (want, class (x)), desc);
+              return;
+            endif
+            check_norm (xr, pp, {}, "double", "auto", got);
+          else
+            check_norm (x, pp, dimargs, "double", "auto", got);
+          endif
+        else                        # the matrix 1- and Inf-norms: a max over column sums
+          same_within (got, cast (want, class (x)), want, size (x, 1) + size (x, 2), desc);
+        endif
+      elseif (ok_got && ! ok_ref)
+        error ("%s: answered where Octave refuses", desc);
+      endif
+    case {"isequal", "isequaln"}
+      z = x;
+      if (rand () < 0.3 && ! isempty (z))
+        z(randi (numel (z))) = NaN;
+        g = garray (z);
+      endif
+      if (rand () < 0.3 && ! isempty (x))
+        x(randi (numel (x))) += 1;
+      endif
+      same_exactly (feval (op, g, x), feval (op, z, x), desc);
+      same_exactly (feval (op, x, g), feval (op, x, z), desc);
+    case "index"
+      subs = random_subs (x);
+      desc = sprintf ("garray (%s)(%s)", describe (x, x), strjoin (cellfun (@show, subs, "uniformoutput", false), ", "));
+      try
+        want = x(subs{:});
+        ok_ref = true;
+      catch err_ref
+        ok_ref = false;
+      end_try_catch
+      try
+        r = g(subs{:});
+        got = gather (r);
+        ok_got = true;
+      catch err_got
+        ok_got = false;
+      end_try_catch
+      if (ok_ref && ok_got)
+        same_exactly (got, want, desc);
+      elseif (ok_ref != ok_got)
+        error ("%s: Octave %s, garray %s", desc, ifelse (ok_ref, "answers", err_ref.message),
+               ifelse (ok_got, "answers", err_got.message));
+      elseif (! strcmp (err_ref.identifier, err_got.identifier))
+        error ("%s: error identifiers %s (Octave) and %s (garray)", desc, err_ref.identifier,
+               err_got.identifier);
+      endif
+    case "size"
+      k = randi (ndims (x) + 2);
+      same_exactly (size (g), size (x), desc);
+      same_exactly (size (g, k), size (x, k), desc);
+      [a, b] = size (g);
+      [c, d] = size (x);
+      same_exactly ([a b], [c d], desc);
+    case "shape"
+      same_exactly ([length(g) ndims(g) rows(g) columns(g)], [length(x) ndims(x) rows(x) columns(x)], desc);
+      same_exactly ([isempty(g) isvector(g) isscalar(g) isreal(g)], [isempty(x) isvector(x) isscalar(x) isreal(x)], desc);
+      if (garray.numel_counts)
+        same_exactly (numel (g), numel (x), desc);
+      endif
+    case "gather"
+      same_exactly (gather (g), x, desc);
+  endswitch
+endfunction
+
+## ---- operands ----
+
+function x = random_operand (any_class)
+  shapes = {[1 1], [1 1], [5 1], [1 7], [4 3], [3 4], [3 4 2], [2 1 3 1 2], [33 2], [1 1 5], ...
+            [0 0], [0 3], [3 0], [1 0], [0 1], [0 3 2], [2 0 3], [130 3], [1 300]};
+  sz = shapes{randi(numel (shapes))};
+  if (rand () < 0.02)
+    sz = {[2^14+3 1], [1 2^13+5], [3 2^10+1]}{randi(3)};
+  endif
+  classes = {"double", "double", "double", "single", "single", "cdouble", "csingle"};
+  if (any_class)
+    classes = [classes, {"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", ...
+                         "uint64", "logical", "char", "sparse", "csparse"}];
+  endif
+  cls = classes{randi(numel (classes))};
+  v = random_values (sz, any (strcmp (cls, {"single", "csingle"})));
+  switch (cls)
+    case {"double", "single"}
+      x = cast (v, cls);
+    case "cdouble"
+      x = complex (v, random_values (sz, false));
+    case "csingle"
+      x = single (complex (v, random_values (sz, true)));
+    case {"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"}
+      lim = min (double (intmax (cls)), 1000);
+      x = cast (randi ([-lim lim], sz), cls);   # saturates below 0 for unsigned
+      if (rand () < 0.2 && numel (x) > 0)
+        x(randi (numel (x))) = intmax (cls);     # exact in double up to 32 bits
+        x(randi (numel (x))) = intmin (cls);
+        if (any (strcmp (cls, {"int64", "uint64"})))
+          x = cast (randi ([-lim lim], sz), cls);
+        endif
+      endif
+    case "logical"
+      x = rand (sz) > 0.5;
+    case "char"
+      x = char (randi ([32 126], sz));
+    case {"sparse", "csparse"}
+      if (numel (sz) > 2)
+        sz = sz(1:2);
+      endif
+      v = random_values (sz, false) .* (rand (sz) > 0.5);
+      if (strcmp (cls, "csparse"))
+        v = complex (v, randn (sz) .* (v != 0));
+      endif
+      x = sparse (v);
+  endswitch
+endfunction
+
+## values of a regime drawn per operand: plain, special values sprinkled, subnormal, near
+## overflow or underflow, cancelling pairs, small integers
+function v = random_values (sz, single_range)
+  v = randn (sz);
+  n = prod (sz);
+  if (n == 0)
+    return;
+  endif
+  big = ifelse (single_range, 1e37, 1e300);
+  tiny = ifelse (single_range, 1e-37, 1e-300);
+  sub = ifelse (single_range, 1e-42, 1e-315);
+  r = rand ();
+  if (r < 0.15)
+    sp = [NaN Inf -Inf 0 -0];
+    m = rand (sz) < 0.2;
+    v(m) = sp(randi (5, nnz (m), 1));
+  elseif (r < 0.22)
+    v *= sub;
+  elseif (r < 0.30)
+    v *= big;
+  elseif (r < 0.36)
+    v *= tiny;
+  elseif (r < 0.44 && n >= 2)
+    h = floor (n / 2);
+    a = randn (h, 1) * 10 .^ randi ([-5 5]);
+    v(1:h) = a;
+    v(h+1:2*h) = -a(randperm (h));
+  elseif (r < 0.50)
+    v = round (v * 8);
+  elseif (r < 0.55)
+    v(:) = ifelse (rand () < 0.5, 0, -0);
+  endif
+endfunction
+
+## a second operand: the same size, broadcast along some dimensions, the other orientation
+## of a vector, or another size
+function y = partner (x)
+  sz = size (x);
+  r = rand ();
+  if (numel (x) > 4096)
+    r = min (r, 0.7);         # no outer products of long vectors
+  endif
+  if (r < 0.55)
+  elseif (r < 0.75)
+    k = randi (numel (sz));
+    sz(k) = 1;
+  elseif (r < 0.85 && isvector (x))
+    sz = fliplr (sz);
+  elseif (r < 0.92)
+    sz = [sz(1) 1];
+  else
+    sz(randi (numel (sz))) += 1;
+  endif
+  if (rand () < 0.75)
+    y = cast (random_values (sz, isa (x, "single")), ifelse (isa (x, "single"), "single", "double"));
+    if (rand () < 0.25)
+      y = complex (y, randn (sz));
+    endif
+    if (rand () < 0.15)
+      y = single (y);
+    endif
+  else
+    y = random_operand (true);
+    if (! isequal (size (y), sz) && numel (size (y)) == numel (sz) && rand () < 0.7)
+      y = resize (y, sz);
+    endif
+  endif
+endfunction
+
+function [dimargs, ok] = random_dim (x)
+  dimargs = {};
+  ok = true;
+  r = rand ();
+  if (r < 0.40)
+    dimargs = {randi(ndims (x) + 2)};
+    if (rand () < 0.1)
+      dimargs = {int32(dimargs{1})};
+    elseif (rand () < 0.05)
+      dimargs = {1000};           # far past ndims: no reduction
+    endif
+  elseif (r < 0.46)
+    bad = {0, -1, 1.5, [1 2], 1i, Inf, NaN, "x", true, -2^40};
+    dimargs = bad(randi (numel (bad)));
+    ok = false;
+  endif
+endfunction
+
+function [opts, accum, device, ok] = random_options (devices)
+  accums = {"native", "double", "compensated"};
+  accum = accums{randi(3)};
+  device = devices{randi(numel (devices))};
+  ok = true;
+  opts = {random_case("accum"), random_case(accum), random_case("device"), random_case(device)};
+  r = rand ();
+  if (r < 0.25)
+    opts = {};
+    accum = "double";
+    device = "auto";
+  elseif (r < 0.35)
+    opts = opts(1:2);
+    device = "auto";
+  elseif (r < 0.40)
+    badopts = {{"accum"}, {"colour", "red"}, {"accum", "quad"}, {"device", 3}, {"accum", 1}};
+    opts = badopts{randi(numel (badopts))};
+    ok = false;
+  endif
+endfunction
+
+function s = random_case (s)
+  m = rand (size (s)) < 0.3;
+  s(m) = upper (s(m));
+endfunction
+
+function [p, ok] = random_p ()
+  ok = true;
+  r = rand ();
+  if (r < 0.45)
+    named = {2, 1, Inf, -Inf, 0, "fro", "inf", "-inf", "Fro", "INF", "-Inf", 3, 0.5, -1, -2};
+    p = named{randi(numel (named))};
+  elseif (r < 0.75)
+    p = randi ([-3000 3000]);
+  elseif (r < 0.95)
+    p = (rand () - 0.5) * 6000;
+  else
+    badp = {"bad", 1i, [1 2], NaN, {2}};
+    p = badp{randi(numel (badp))};
+    ok = false;
+  endif
+endfunction
+
+function subs = random_subs (x)
+  n = randi (3);
+  sz = size (x);
+  subs = cell (1, n);
+  for k = 1:n
+    if (n == 1)
+      bound = numel (x);
+    elseif (k < n)
+      bound = ifelse (k <= numel (sz), sz(min (k, end)), 1);
+    else
+      bound = prod (sz(k:end));
+    endif
+    r = rand ();
+    if (r < 0.2)
+      subs{k} = ":";
+    elseif (r < 0.55)
+      subs{k} = randi (max (bound, 1), 1, randi (3));
+    elseif (r < 0.7)
+      subs{k} = rand (1, bound) > 0.5;
+    elseif (r < 0.8)
+      subs{k} = max (bound, 1):-1:1;
+    else
+      bad = {0, -1, 1.5, NaN, bound + 1, [1 bound + 2], true(1, bound + 1)};
+      subs{k} = bad{randi(numel (bad))};
+    endif
+  endfor
+endfunction
+
+## ---- rules and comparisons ----
+
+function tf = is_garrayable (x)
+  tf = isfloat (x) && ! issparse (x);
+endfunction
+
+function tf = accepts (x)
+  tf = (isnumeric (x) || isa (x, "garray")) && ! islogical (x) && ! ischar (x);
+endfunction
+
+## gdot's rule: sizes equal or 1 in each dimension, or (no DIM) two vectors of one length
+function tf = compatible (x, y, dimargs)
+  if (isempty (dimargs) && isvector (x) && isvector (y) && numel (x) == numel (y))
+    tf = true;
+    return;
+  endif
+  a = size (x);  b = size (y);
+  n = max (numel (a), numel (b));
+  a(end+1:n) = 1;  b(end+1:n) = 1;
+  tf = all (a == b | a == 1 | b == 1);
+endfunction
+
+function x = to_ref (x)
+  if (isinteger (x))
+    x = double (x);
+  elseif (issparse (x))
+    x = full (x);
+  endif
+endfunction
+
+function n = sum_len (x, dimargs)
+  if (isempty (dimargs))
+    n = max ([size(x) 1]);
+  else
+    n = size (x, dimargs{1});
+  endif
+endfunction
+
+function same_exactly (got, want, desc)
+  if (! (isequal (class (got), class (want)) && isequal (size (got), size (want))
+         && isequaln (got, want)))
+    error ("%s: got %s %s %s, Octave %s %s %s", desc, class (got), mat2str (size (got)),
+           short (got), class (want), mat2str (size (want)), short (want));
+  endif
+endfunction
+
+## values of one reduction over n terms within n roundings of the class (and of the
+## double reference), relative to the sum of magnitudes mag
+function same_within (got, want, mag, n, desc)
+  if (! (isequal (class (got), class (want)) && isequal (size (got), size (want))))
+    error ("%s: got %s %s, Octave %s %s", desc, class (got), mat2str (size (got)), class (want),
+           mat2str (size (want)));
+  endif
+  ## real and imaginary parts apart (an infinite part leaves the other's bound intact);
+  ## Octave's single sums accumulate in single, so a single result gets single's bound
+  u = ifelse (isa (want, "single"), 2^-24, 2^-53);
+  uacc = ifelse (isa (want, "single"), 2^-24, 2^-52);
+  for part = {@real, @imag}
+    g = double (part{1} (got));
+    r = double (part{1} (want));
+    tol = (n + 2) * uacc * double (mag) + 2 * u * abs (r);
+    ok = abs (g - r) <= tol | (isnan (r) & isnan (g)) | g == r;
+    if (! all (ok(:)))
+      k = find (! ok, 1);
+      error ("%s: got %.17g, Octave %.17g (%s part), tol %g", desc, g(k), r(k),
+             func2str (part{1}), tol(k));
+    endif
+  endfor
+endfunction
+
+function s = short (v)
+  if (isnumeric (v) || islogical (v))
+    s = mat2str (double (v(1:min (end, 6)))(:)', 6);
+  else
+    s = class (v);
+  endif
+endfunction
+
+function s = describe (x, xx)
+  s = sprintf ("%s%s %s", ifelse (isa (xx, "garray"), "garray ", ""),
+               ifelse (issparse (x), ["sparse " class(x)], class (x)), mat2str (size (x)));
+  if (iscomplex (x))
+    s = ["complex " s];
+  endif
+endfunction
+
+function s = show (v)
+  if (ischar (v))
+    s = ["\"" v "\""];
+  elseif (isnumeric (v) || islogical (v))
+    if (numel (v) > 8)
+      s = sprintf ("<%s %s>", class (v), mat2str (size (v)));
+    else
+      s = mat2str (v);
+    endif
+  else
+    s = class (v);
+  endif
+endfunction
+
+function s = show_args (a)
+  s = "";
+  for i = 1:numel (a)
+    s = [s ", " show(a{i})];
+  endfor
+endfunction
+
+## |re| + |im|, NaN parts as 0: the magnitudes behind either part of a sum
+function a = abs_parts (v)
+  re = abs (real (double (v)));  im = abs (imag (double (v)));
+  re(isnan (re)) = 0;  im(isnan (im)) = 0;
+  a = re + im;
+endfunction

@@ -1,0 +1,38 @@
+## The differential fuzzer's long run (make fuzz): GPUDOT_FUZZ_CASES cases (default 10^5)
+## of tests/fuzz_diff.m from seed GPUDOT_FUZZ_SEED (default 1), with "device" drawn from
+## "gpu", "cpu" and "auto" where a GPU is usable (garrays then live on it), else "cpu" and
+## "auto".  Each mismatch is printed with its reproducer; the last line is
+##   N passed, N failed, 0 skipped
+## and the exit status is non-zero on any mismatch.
+
+1;
+
+here = fileparts (mfilename ("fullpath"));
+addpath (here);
+gpudot_test_paths ();
+warning ("off", "gpudot:noDevice");
+n = str2double (getenv ("GPUDOT_FUZZ_CASES"));
+if (isnan (n))
+  n = 1e5;
+endif
+seed = str2double (getenv ("GPUDOT_FUZZ_SEED"));
+if (isnan (seed))
+  seed = 1;
+endif
+gpu = gpudot_gpu_available ();
+devices = ifelse (gpu, {{"gpu", "cpu", "auto"}}, {{"cpu", "auto"}}){1};
+t0 = tic ();
+passed = failed = 0;
+batch = 10000;
+for s = seed:batch:seed + n - 1
+  [p, f, msgs] = fuzz_diff (s, min (batch, seed + n - s), devices);
+  passed += p;
+  failed += f;
+  printf ("%s", sprintf ("%s\n", msgs{:}));
+  fflush (stdout);
+endfor
+printf ("fuzz_diff: seeds %d-%d, devices %s, %s: %d cases, %d mismatches (%.0f s)\n", seed,
+        seed + n - 1, strjoin (devices, "/"), ifelse (gpu, "garrays on the GPU", "no GPU"),
+        n, failed, toc (t0));
+printf ("%d passed, %d failed, 0 skipped\n", passed, failed);
+exit (failed > 0);
