@@ -88,7 +88,7 @@ check-pool:
 # The differential fuzzer (tests/fuzz_diff.m): FUZZ_CASES random calls held to Octave's own
 # functions; on a GPU machine with garrays and "device", "gpu" too.
 FUZZ_CASES ?= 100000
-FUZZ_SEED ?= 1
+FUZZ_SEED ?= 1000001
 fuzz:
 	@if command -v $(MKOCTFILE) >/dev/null 2>&1 || ! command -v $(OCTAVE) >/dev/null 2>&1; then \
 	  $(MAKE) --no-print-directory $(MEX); fi

@@ -144,3 +144,11 @@ gpudot_status gpudot_cuda_gather(void *dst, const void *src, const int64_t *idx,
     (void)dst, (void)src, (void)idx, (void)n, (void)es;
     return GPUDOT_NO_DEVICE;
 }
+
+gpudot_status gpudot_cuda_minmax(const void *x, int single, int cplx, int64_t pre, int64_t n,
+                                 int64_t post, int is_min, void *val, double *idx)
+{
+    (void)x, (void)single, (void)cplx, (void)pre, (void)n, (void)post, (void)is_min, (void)val,
+        (void)idx;
+    return GPUDOT_NO_DEVICE;
+}

@@ -112,11 +112,18 @@ gpudot_status run_mapped(const gpudot_dot_req *r, const void *dx, const void *dy
 gpudot_status dot_resident(const gpudot_dot_req *r);
 gpudot_status copy_out(void *host, const void *dev, size_t bytes);
 
-/* ring.cu: host data */
+/* ring.cu, spread.cu: host data (ring.cuh) */
 extern int spread_devs[GPUDOT_MAX_SHARDS], spread_n;
 void ring_free();
 size_t ring_bytes();
 gpudot_status dot_pass(const gpudot_dot_req *r, gpudot_poll_fn poll);
+
+/* The element of an operand with extents k (its run, or 1) and a (its columns, or 1) where
+ * shard sh starts (shards.cu's garrays and spread.cu's parts of host data) */
+inline int64_t shard_start(const gpudot_shard &sh, int64_t k, int64_t a)
+{
+    return (a > 1 ? sh.a0 * k : 0) + (k > 1 ? sh.k0 : 0);
+}
 
 /* shards.cu: garrays of several GPUs */
 gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll);

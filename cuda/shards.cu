@@ -9,6 +9,8 @@
 #include <cstring>
 
 #include <algorithm>
+#include <memory>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -62,7 +64,7 @@ gpudot_status part_of(const gpudot_sharded *S, const void *host, int64_t kx, int
         pt->p = (const char *)S->s[i].d;
         return GPUDOT_OK;
     }
-    int64_t e0 = (ax > 1 ? sh.a0 * kx : 0) + (kx > 1 ? sh.k0 : 0);
+    int64_t e0 = shard_start(sh, kx, ax);
     dst += shift16(e0, es);
     CK(cudaMemcpy(dst, (const char *)host + (size_t)e0 * es, slice_bytes(S, kx, ax, es, sh),
                   cudaMemcpyHostToDevice),
@@ -115,131 +117,162 @@ gpudot_dot_req rows_view(const gpudot_dot_req *r, const Part &x, const Part &y, 
     return v;
 }
 
-} // namespace
-
-gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
-{
-    const gpudot_sharded *L = r->xs ? r->xs : r->ys;
-    int has_y = r->op != GPUDOT_OP_NORM;
-    if (!has_y && !r->xs)
-        L = nullptr;
-    if (!L) {
-        snprintf(g_err, sizeof g_err, "no operand on several GPUs");
-        return GPUDOT_BAD_OPTION;
-    }
-    /* along the first dimension (a vector: its length), or a matrix's rows (dimension 2):
-     * each shard's columns in chunks of L->qa, one state a row and chunk */
-    int rows = L->a > 1 && r->nb > 1 && r->nb == L->k && r->nk == L->a && r->na == 1;
-    if (!rows && (r->nb != 1 || r->nk != L->k || r->na != L->a)) {
-        snprintf(g_err, sizeof g_err,
-                 "a garray on several GPUs is reduced along its first dimension (a vector: "
-                 "its length) or a matrix along its second; gather it for other dimensions");
-        return GPUDOT_BAD_DIM;
-    }
-    if (r->x_dev || (has_y && r->y_dev) ||
-        (has_y && r->xs && r->ys && !gpudot_same_layout(r->xs, r->ys))) {
-        snprintf(g_err, sizeof g_err,
-                 "garrays on different devices: make both with the same "
-                 "\"devices\"");
-        return GPUDOT_SIZE_MISMATCH;
-    }
-    int cplx = has_y && (r->cx || r->cy);
-    size_t esx = esize(r->type, r->cx), esy = has_y ? esize(r->type, r->cy) : 0;
-    size_t eso = esize(r->type, r->op != GPUDOT_OP_NORM && cplx);
+/* One call on garrays of several GPUs, in steps: where each shard's uploads, outputs and
+ * states go (place), the buffers on each device (reserve), each shard's uploads and
+ * kernels (launch), each device's results or wait (collect), the chunks' states merged on
+ * the host (merge). */
+struct ShardCall {
+    const gpudot_dot_req *r;
+    const gpudot_sharded *L;
+    int has_y, rows, chunked;
+    size_t esx, esy, eso;
     /* an operand's extents along the shards' runs and columns: (kx, ax), or for rows (bx,
      * kx); the chunks of a shard's runs (or columns, for rows) */
-    int64_t kx = rows ? r->bx : r->kx, ax = rows ? r->kx : r->ax;
-    int64_t ky = rows ? r->by : r->ky, ay = rows ? r->ky : r->ay;
-    int chunked = rows || L->k > L->q;
-    int64_t nch = rows ? (L->a + L->qa - 1) / L->qa : chunked ? (L->k + L->q - 1) / L->q : 1;
-    auto states_of = [&](const gpudot_shard &sh) {
-        return rows ? (size_t)((sh.an + L->qa - 1) / L->qa * L->k)
-                    : (size_t)(((sh.kn + L->q - 1) / L->q) * sh.an);
-    };
+    int64_t kx, ax, ky, ay, nch;
     std::vector<State> states;
-    if (chunked)
-        states.resize((size_t)(nch * (rows ? L->k : L->a)));
-
     /* where each shard's uploads, outputs and chunk states go in its device's buffers
      * (shards of one device side by side: their kernels run after one another) */
     struct Place {
         size_t x, y, out, carry;
     } at[GPUDOT_MAX_SHARDS], need[kMaxDevices] = {};
-    for (int i = 0; i < L->n; i++) {
-        const gpudot_shard &sh = L->s[i];
-        if (sh.kn == 0 || sh.an == 0)
-            continue;
-        Place &n = need[sh.dev];
-        at[i].x = n.x;
-        n.x += align256(slice_bytes(r->xs, kx, ax, esx, sh) + 16);
-        at[i].y = n.y;
-        n.y += has_y ? align256(slice_bytes(r->ys, ky, ay, esy, sh) + 16) : 0;
-        at[i].out = n.out;
-        n.out += chunked ? 0 : align256((size_t)sh.an * eso);
-        at[i].carry = n.carry;
-        n.carry += chunked ? states_of(sh) : 0;
-    }
-    OnPrimary back;
-    gpudot_status st = GPUDOT_OK;
-    for (int d = 0; d < kMaxDevices && st == GPUDOT_OK; d++) {
-        const Place &n = need[d];
-        if (!n.x && !n.y && !n.out && !n.carry)
-            continue;
-        if ((st = use_device(d)) == GPUDOT_OK && n.x)
-            st = buf_need(E->x, n.x, "cudaMalloc (x)");
-        if (st == GPUDOT_OK && n.y)
-            st = buf_need(E->y, n.y, "cudaMalloc (y)");
-        if (st == GPUDOT_OK && n.out)
-            st = buf_need(E->out, n.out, "cudaMalloc (out)");
-        if (st == GPUDOT_OK && n.carry)
-            st = buf_need(E->carry, n.carry * sizeof(State), "cudaMalloc (carry)");
-    }
     int launched[GPUDOT_MAX_SHARDS] = {};
-    for (int i = 0; i < L->n && st == GPUDOT_OK; i++) {
+
+    size_t states_of(const gpudot_shard &sh) const
+    {
+        return rows ? (size_t)((sh.an + L->qa - 1) / L->qa * L->k)
+                    : (size_t)(((sh.kn + L->q - 1) / L->q) * sh.an);
+    }
+    static bool empty(const gpudot_shard &sh)
+    {
+        return sh.kn == 0 || sh.an == 0;
+    }
+
+    /* the call's layout checked: along the first dimension (a vector: its length), or a
+     * matrix's rows (dimension 2), operands of one layout */
+    gpudot_status check(const gpudot_dot_req *req)
+    {
+        r = req;
+        L = r->xs ? r->xs : r->ys;
+        has_y = r->op != GPUDOT_OP_NORM;
+        if (!has_y && !r->xs)
+            L = nullptr;
+        if (!L) {
+            snprintf(g_err, sizeof g_err, "no operand on several GPUs");
+            return GPUDOT_BAD_OPTION;
+        }
+        rows = L->a > 1 && r->nb > 1 && r->nb == L->k && r->nk == L->a && r->na == 1;
+        if (!rows && (r->nb != 1 || r->nk != L->k || r->na != L->a)) {
+            snprintf(g_err, sizeof g_err,
+                     "a garray on several GPUs is reduced along its first dimension (a vector: "
+                     "its length) or a matrix along its second; gather it for other dimensions");
+            return GPUDOT_BAD_DIM;
+        }
+        if (r->x_dev || (has_y && r->y_dev) ||
+            (has_y && r->xs && r->ys && !gpudot_same_layout(r->xs, r->ys))) {
+            snprintf(g_err, sizeof g_err,
+                     "garrays on different devices: make both with the same "
+                     "\"devices\"");
+            return GPUDOT_SIZE_MISMATCH;
+        }
+        return GPUDOT_OK;
+    }
+
+    void place()
+    {
+        int cplx = has_y && (r->cx || r->cy);
+        esx = esize(r->type, r->cx), esy = has_y ? esize(r->type, r->cy) : 0;
+        eso = esize(r->type, r->op != GPUDOT_OP_NORM && cplx);
+        kx = rows ? r->bx : r->kx, ax = rows ? r->kx : r->ax;
+        ky = rows ? r->by : r->ky, ay = rows ? r->ky : r->ay;
+        chunked = rows || L->k > L->q;
+        nch = rows ? (L->a + L->qa - 1) / L->qa : chunked ? (L->k + L->q - 1) / L->q : 1;
+        for (int i = 0; i < L->n; i++) {
+            const gpudot_shard &sh = L->s[i];
+            if (empty(sh))
+                continue;
+            Place &n = need[sh.dev];
+            at[i].x = n.x;
+            n.x += align256(slice_bytes(r->xs, kx, ax, esx, sh) + 16);
+            at[i].y = n.y;
+            n.y += has_y ? align256(slice_bytes(r->ys, ky, ay, esy, sh) + 16) : 0;
+            at[i].out = n.out;
+            n.out += chunked ? 0 : align256((size_t)sh.an * eso);
+            at[i].carry = n.carry;
+            n.carry += chunked ? states_of(sh) : 0;
+        }
+    }
+
+    gpudot_status reserve()
+    {
+        gpudot_status st = GPUDOT_OK;
+        if (chunked) {
+            try {
+                states.resize((size_t)(nch * (rows ? L->k : L->a)));
+            } catch (...) {
+                snprintf(g_err, sizeof g_err, "no host memory for the chunks' states");
+                return GPUDOT_OUT_OF_MEMORY;
+            }
+        }
+        for (int d = 0; d < kMaxDevices && st == GPUDOT_OK; d++) {
+            const Place &n = need[d];
+            if (!n.x && !n.y && !n.out && !n.carry)
+                continue;
+            if ((st = use_device(d)) == GPUDOT_OK && n.x)
+                st = buf_need(E->x, n.x, "cudaMalloc (x)");
+            if (st == GPUDOT_OK && n.y)
+                st = buf_need(E->y, n.y, "cudaMalloc (y)");
+            if (st == GPUDOT_OK && n.out)
+                st = buf_need(E->out, n.out, "cudaMalloc (out)");
+            if (st == GPUDOT_OK && n.carry)
+                st = buf_need(E->carry, n.carry * sizeof(State), "cudaMalloc (carry)");
+        }
+        return st;
+    }
+
+    /* shard i's uploads and kernels, queued on its device (E->fixed: grids from the runs'
+     * lengths alone) */
+    gpudot_status launch(int i)
+    {
         const gpudot_shard &sh = L->s[i];
-        if (sh.kn == 0 || sh.an == 0)
-            continue;
-        if ((st = use_device(sh.dev)))
-            break;
+        gpudot_status st = use_device(sh.dev);
+        if (st)
+            return st;
         launched[i] = 1;
         E->fixed = 1;
         Part x, y = {nullptr, 1, 1};
         if ((st = part_of(r->xs, r->x, kx, ax, esx, sh, i, (char *)E->x.p + at[i].x, &x)))
-            break;
+            return st;
         if (has_y && (st = part_of(r->ys, r->y, ky, ay, esy, sh, i, (char *)E->y.p + at[i].y, &y)))
-            break;
+            return st;
         if (!has_y)
             y = x; /* (norms: unused by the kernels) */
         const void *dx, *dy;
         if (!chunked) {
             gpudot_dot_req v = view(r, x, y, 0, sh.kn, sh.an, esx, esy, &dx, &dy);
             st = run_kernel(&v, dx, has_y ? dy : nullptr, (char *)E->out.p + at[i].out, 0, 1);
-            E->fixed = 0;
-            continue;
-        }
-        if (rows) { /* chunks of qa columns: a state for each row */
+        } else if (rows) { /* chunks of qa columns: a state for each row */
             State *carry = (State *)E->carry.p + at[i].carry;
             for (int64_t c0 = 0; c0 < sh.an && st == GPUDOT_OK; c0 += L->qa, carry += L->k) {
                 gpudot_dot_req v =
                     rows_view(r, x, y, c0, std::min(L->qa, sh.an - c0), esx, esy, &dx, &dy);
                 st = run_kernel(&v, dx, has_y ? dy : nullptr, nullptr, 0, 0, 0, carry);
             }
-            E->fixed = 0;
-            continue;
-        }
-        /* chunks: each column's run in chunks of q */
-        int64_t per = (sh.kn + L->q - 1) / L->q;
-        for (int64_t j = 0; j < sh.an && st == GPUDOT_OK; j++) {
-            gpudot_dot_req v = view(r, x, y, j, sh.kn, 1, esx, esy, &dx, &dy);
-            st = run_in_chunks(&v, dx, has_y ? dy : nullptr, L->q,
-                               (State *)E->carry.p + at[i].carry + j * per);
+        } else { /* chunks: each column's run in chunks of q */
+            int64_t per = (sh.kn + L->q - 1) / L->q;
+            for (int64_t j = 0; j < sh.an && st == GPUDOT_OK; j++) {
+                gpudot_dot_req v = view(r, x, y, j, sh.kn, 1, esx, esy, &dx, &dy);
+                st = run_in_chunks(&v, dx, has_y ? dy : nullptr, L->q,
+                                   (State *)E->carry.p + at[i].carry + j * per);
+            }
         }
         E->fixed = 0;
+        return st;
     }
-    /* every device that ran something: its results, or its wait, before any way out */
-    for (int i = 0; i < L->n; i++) {
-        if (!launched[i])
-            continue;
+
+    /* shard i's results (its outputs, or its chunks' states) to the host where the call
+     * went well, else its device's wait: nothing of the call runs on after it returns */
+    gpudot_status collect(int i, gpudot_status st)
+    {
         const gpudot_shard &sh = L->s[i];
         gpudot_status s2 = use_device(sh.dev);
         if (s2 == GPUDOT_OK && st == GPUDOT_OK) {
@@ -255,17 +288,51 @@ gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
             if (e != cudaSuccess)
                 fail(e, "kernel");
         }
+        return s2;
+    }
+
+    void merge()
+    {
+        if (rows) { /* chunk by chunk to row by row, then merged */
+            std::vector<State> t(states.size());
+            for (int64_t c = 0; c < nch; c++)
+                for (int64_t b = 0; b < L->k; b++)
+                    t[(size_t)(b * nch + c)] = states[(size_t)(c * L->k + b)];
+            merge_on_host(r, t.data(), nch, L->k, r->out);
+        } else if (chunked)
+            merge_on_host(r, states.data(), nch, L->a, r->out);
+    }
+};
+
+} // namespace
+
+gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
+{
+    std::unique_ptr<ShardCall> call(new (std::nothrow) ShardCall);
+    if (!call) {
+        snprintf(g_err, sizeof g_err, "no host memory for a call on several GPUs");
+        return GPUDOT_OUT_OF_MEMORY;
+    }
+    ShardCall &c = *call;
+    gpudot_status st = c.check(r);
+    if (st)
+        return st;
+    c.place();
+    OnPrimary back;
+    st = c.reserve();
+    /* every shard's device launches before any waits, so the GPUs reduce at once */
+    for (int i = 0; i < c.L->n && st == GPUDOT_OK; i++)
+        if (!ShardCall::empty(c.L->s[i]))
+            st = c.launch(i);
+    for (int i = 0; i < c.L->n; i++) {
+        if (!c.launched[i])
+            continue;
+        gpudot_status s2 = c.collect(i, st);
         if (st == GPUDOT_OK)
             st = s2;
     }
-    if (st == GPUDOT_OK && rows) { /* chunk by chunk to row by row, then merged */
-        std::vector<State> t(states.size());
-        for (int64_t c = 0; c < nch; c++)
-            for (int64_t b = 0; b < L->k; b++)
-                t[(size_t)(b * nch + c)] = states[(size_t)(c * L->k + b)];
-        merge_on_host(r, t.data(), nch, L->k, r->out);
-    } else if (st == GPUDOT_OK && chunked)
-        merge_on_host(r, states.data(), nch, L->a, r->out);
+    if (st == GPUDOT_OK)
+        c.merge();
     if (st == GPUDOT_OK && poll && poll())
         st = GPUDOT_INTERRUPTED;
     return st;

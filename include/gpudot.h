@@ -167,6 +167,12 @@ int gpudot_cuda_device_count(void);
  * bytes (4, 8 or 16), src and dst device memory of the primary device (garray indexing). */
 gpudot_status gpudot_cuda_gather(void *dst, const void *src, const int64_t *idx, int64_t n,
                                  size_t es);
+/* max (is_min: min) along the middle dimension of pre x n x post elements of x (device
+ * memory of the primary device, single or double, complex interleaved), by Octave's rules
+ * (NaN skipped unless alone, ties to the lowest index, complex by magnitude then argument):
+ * pre * post values (complex where x is) and 1-based indices into host memory. */
+gpudot_status gpudot_cuda_minmax(const void *x, int single, int cplx, int64_t pre, int64_t n,
+                                 int64_t post, int is_min, void *val, double *idx);
 gpudot_status gpudot_cuda_shards_alloc(gpudot_sharded *L, size_t es);
 void gpudot_cuda_shards_free(gpudot_sharded *L);
 gpudot_status gpudot_cuda_shards_copy(const gpudot_sharded *L, void *host, size_t es,

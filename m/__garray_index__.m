@@ -28,13 +28,11 @@ function [L, sz] = __garray_index__ (dims, subs)
     endif
     i = check_subscript (i, total, 1, 1, dims);
     sz = size (i);
-    isvec = numel (dims) == 2 && any (dims == 1) && total != 1;
+    ## a vector (one dimension not 1, of any position) indexed by a vector keeps its shape
+    isvec = sum (dims != 1) == 1 && total != 1;
     if (isvec && isvector (i))
-      if (dims(1) == 1)
-        sz = [1 numel(i)];
-      else
-        sz = [numel(i) 1];
-      endif
+      sz = dims;
+      sz(dims != 1) = numel (i);
     endif
     L = i(:);
     return;

@@ -43,7 +43,10 @@
 ## @code{any} and @code{all} run on the device when given garrays, with Octave's results
 ## and errors (@code{any} ignores NaN, @code{all} counts it as nonzero; an empty garray
 ## gives what Octave gives for an empty array); @code{isequaln} compares contents.
-## Arithmetic, comparisons, concatenation, assignment, @code{max}, @code{min},
+## @code{max} and @code{min} (@code{[m, i] = max (g, [], dim)}) run on the device by
+## Octave's rules (NaN skipped unless alone, ties to the lowest index, complex values by
+## magnitude, then argument).
+## Arithmetic, comparisons, concatenation, assignment, @code{max (g, y)},
 ## @code{prod}, @code{sort}, @code{reshape} and other element-wise or reshaping functions
 ## need host data: they give @code{gpudot:gatherFirst}.  Octave itself decides some uses
 ## without asking the object: @code{if (g)} and @code{g && true} are false whatever
@@ -289,11 +292,7 @@ classdef garray < handle
     endfunction
 
     function tf = isequal (varargin)
-      for i = 1:numel (varargin)
-        if (isa (varargin{i}, "garray"))
-          varargin{i} = gather (varargin{i});
-        endif
-      endfor
+      [varargin{:}] = gather (varargin{:});
       tf = isequal (varargin{:});
     endfunction
 
@@ -368,60 +367,38 @@ classdef garray < handle
     endfunction
 
     function s = sum (x, varargin)
-      dim = garray.dim_arg ("sum", x, varargin);
-      if (any (x.dims == 0))
-        s = sum (zeros (x.dims, x.elclass), varargin{:});
-      else
-        s = garray.as ("sum", @gdot, ones (1, 1, x.elclass), x, dim);
-      endif
+      s = garray.reduction ("sum", x, varargin,
+                            @(dim) garray.as ("sum", @gdot, ones (1, 1, x.elclass), x, dim));
     endfunction
 
     function m = mean (x, varargin)
-      dim = garray.dim_arg ("mean", x, varargin);
-      if (any (x.dims == 0))
-        m = mean (zeros (x.dims, x.elclass), varargin{:});
-      else
-        d = [x.dims ones(1, dim)];
-        m = garray.as ("mean", @gdot, ones (1, 1, x.elclass), x, dim) / d(dim);
-      endif
+      m = garray.reduction ("mean", x, varargin, @(dim) garray.mean_of (x, dim));
     endfunction
 
     ## any ignores NaN, all counts it as nonzero (Octave's rules): on the device, the
     ## largest magnitude for any (NaN there: decided on the host) and the count of nonzeros
     ## for all
     function tf = any (x, varargin)
-      dim = garray.dim_arg ("any", x, varargin);
-      if (any (x.dims == 0))
-        tf = any (zeros (x.dims, x.elclass), varargin{:});
-      else
-        m = gnorm (x, Inf, dim);
-        tf = m > 0;
-        if (any (isnan (m(:))))
-          tf = any (gather (x), dim);
-        endif
-      endif
+      tf = garray.reduction ("any", x, varargin, @(dim) garray.any_of (x, dim));
     endfunction
 
     function tf = all (x, varargin)
-      dim = garray.dim_arg ("all", x, varargin);
-      if (any (x.dims == 0))
-        tf = all (zeros (x.dims, x.elclass), varargin{:});
-      else
-        d = [x.dims ones(1, dim)];
-        if (strcmp (x.elclass, "single") && d(dim) > flintmax ("single"))
-          tf = all (gather (x), dim);      # counts past 2^24 do not fit a single result
-        else
-          tf = gnorm (x, 0, dim) == d(dim);
-        endif
-      endif
+      tf = garray.reduction ("all", x, varargin, @(dim) garray.all_of (x, dim));
+    endfunction
+
+    ## max (g), max (g, [], dim) and min likewise, with indices, on the device (one GPU;
+    ## several: through the host) by Octave's rules: NaN skipped unless alone, ties to the
+    ## lowest index, complex values by magnitude, then argument
+    function varargout = max (varargin)
+      [varargout{1:max (nargout, 1)}] = garray.extreme ("max", nargin, varargin{:});
+    endfunction
+
+    function varargout = min (varargin)
+      [varargout{1:max (nargout, 1)}] = garray.extreme ("min", nargin, varargin{:});
     endfunction
 
     function tf = isequaln (varargin)
-      for i = 1:numel (varargin)
-        if (isa (varargin{i}, "garray"))
-          varargin{i} = gather (varargin{i});
-        endif
-      endfor
+      [varargin{:}] = gather (varargin{:});
       tf = isequaln (varargin{:});
     endfunction
 
@@ -461,8 +438,6 @@ classdef garray < handle
     function r = sortrows (varargin),   r = garray.host_only ("sortrows"); endfunction
     function r = unique (varargin),     r = garray.host_only ("unique"); endfunction
     function r = find (varargin),       r = garray.host_only ("find"); endfunction
-    function r = max (varargin),        r = garray.host_only ("max"); endfunction
-    function r = min (varargin),        r = garray.host_only ("min"); endfunction
     function r = prod (varargin),       r = garray.host_only ("prod"); endfunction
     function r = cumsum (varargin),     r = garray.host_only ("cumsum"); endfunction
     function r = cumprod (varargin),    r = garray.host_only ("cumprod"); endfunction
@@ -615,6 +590,70 @@ classdef garray < handle
         err.message = regexprep (err.message, '^(gdot|gnorm|gcosine): ', [name ": "]);
         rethrow (err);
       end_try_catch
+    endfunction
+
+    function [m, i] = extreme (fn, nargs, x, y = [], dim = [])
+      if (nargs == 2 || ! isa (x, "garray") || ! (isnumeric (y) && isempty (y)) || nargs > 3)
+        if (nargs > 3)
+          error ("gpudot:gatherFirst", "%s: a garray takes %s (g) or %s (g, [], dim); %s (gather (g), ...) for more",
+                 fn, fn, fn, fn);
+        endif
+        garray.host_only (sprintf ("%s of two arrays", fn));
+      endif
+      if (nargs < 3)
+        dim = find (x.dims != 1, 1);
+        if (isempty (dim))
+          dim = 1;
+        endif
+      elseif (! (isnumeric (dim) && isscalar (dim) && isreal (dim) && dim >= 1 && dim == fix (dim)))
+        error ("gpudot:badDim", "%s: DIM must be a valid dimension", fn);
+      endif
+      dim = double (dim);
+      if (any (x.dims == 0) || ! x.ondevice || numel (x.devices) > 1)
+        if (any (x.dims == 0))
+          h = zeros (x.dims, x.elclass);
+          if (x.cplx)
+            h = complex (h);
+          endif
+        else
+          h = gather (x);
+        endif
+        [m, i] = feval (fn, h, [], dim);
+      else
+        [m, i] = __gpudot__ ("garray_minmax", x.id, dim, strcmp (fn, "min"));
+      endif
+    endfunction
+
+    ## fn (x, args{:}) for a reduction of Octave's: on_device (dim) where x has elements,
+    ## else Octave's own answer for an empty array of x's size and class
+    function r = reduction (fn, x, args, on_device)
+      dim = garray.dim_arg (fn, x, args);
+      if (any (x.dims == 0))
+        r = feval (fn, zeros (x.dims, x.elclass), args{:});
+      else
+        r = on_device (dim);
+      endif
+    endfunction
+
+    function m = mean_of (x, dim)
+      m = garray.as ("mean", @gdot, ones (1, 1, x.elclass), x, dim) / size (x, dim);
+    endfunction
+
+    function tf = any_of (x, dim)
+      m = gnorm (x, Inf, dim);
+      tf = m > 0;
+      if (any (isnan (m(:))))
+        tf = any (gather (x), dim);
+      endif
+    endfunction
+
+    function tf = all_of (x, dim)
+      n = size (x, dim);
+      if (strcmp (x.elclass, "single") && n > flintmax ("single"))
+        tf = all (gather (x), dim);      # counts past 2^24 do not fit a single result
+      else
+        tf = gnorm (x, 0, dim) == n;
+      endif
     endfunction
 
     ## The DIM of a reduction fn (g) or fn (g, dim): given, else the first dimension that is

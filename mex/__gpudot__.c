@@ -29,52 +29,13 @@
 #include "gpudot_math.h"
 #include "octave_interrupt.h"
 
-/* Errors and warnings (gateway.h) go through Octave's error () and warning (). */
-static void gd_call(const char *what, const char *id, const char *fmt, va_list ap)
-{
-    char msg[1024];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    mxArray *a[3] = {mxCreateString(id), mxCreateString("%s"), mxCreateString(msg)};
-    mexCallMATLAB(0, NULL, 3, a, what);
-    for (int i = 0; i < 3; i++)
-        mxDestroyArray(a[i]);
-}
-
-void gd_error(const char *id, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    gd_call("error", id, fmt, ap);
-    va_end(ap);
-    mexErrMsgIdAndTxt(id, "error () returned"); /* not reached: error () throws */
-    __builtin_unreachable();                    /* nor here: mexErrMsgIdAndTxt throws too */
-}
-
-void gd_warn(const char *id, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    gd_call("warning", id, fmt, ap);
-    va_end(ap);
-}
-
 static int locked = 0;
-static int warned_no_device = 0;
 static int at_exit_set = 0;
 
 static void release_all(void)
 {
     registry_release();
     gpudot_cuda_release();
-}
-
-void raise_status(const char *fn, gpudot_status st, const char *detail)
-{
-    char id[64];
-    snprintf(id, sizeof id, "gpudot:%s", gpudot_status_id(st));
-    if (detail && *detail)
-        gd_error(id, "%s: %s (%s)", fn, gpudot_status_msg(st), detail);
-    gd_error(id, "%s: %s", fn, gpudot_status_msg(st));
 }
 
 /* Keeps the MEX in memory while the engine owns device memory or garrays live, so `clear
@@ -123,25 +84,6 @@ int name_index(const mxArray *a, const char *const *names, int n)
     if (s)
         mxFree(s);
     return k;
-}
-
-/* Raises unless the GPU can be used: gpudot:noDevice, or gpudot:cuda once a kernel fault
- * has lost the CUDA context. */
-void need_gpu(const char *fn)
-{
-    if (!gpudot_cuda_available())
-        raise_status(fn, gpudot_cuda_lost() ? GPUDOT_CUDA : GPUDOT_NO_DEVICE,
-                     gpudot_cuda_last_error());
-}
-
-/* The session's one gpudot:noDevice warning: fn, why, and what it does instead. */
-void warn_no_device(const char *fn, const char *instead)
-{
-    if (!warned_no_device) {
-        warned_no_device = 1;
-        gd_warn("gpudot:noDevice", "%s: no usable CUDA device (%s); %s", fn,
-                gpudot_cuda_last_error(), instead);
-    }
 }
 
 /* Which engine runs a call of `bytes` operand bytes; raises for "gpu" without a device. */
@@ -595,7 +537,7 @@ static void op_ladder(const char *fn, const call_t *c, int nlhs, mxArray *plhs[]
 
 int gpudot_entry_host_quiet(void)
 {
-    return warned_no_device || gpudot_cuda_available();
+    return no_device_warned() || gpudot_cuda_available();
 }
 
 /* `locked`: garrays live, so the lock is held and a call leaves it so (update_lock). */

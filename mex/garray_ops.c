@@ -5,6 +5,7 @@
  *   [id, on_dev, devs] = __gpudot__ ("garray_new", x[, D])  D: devices, a list or "all"
  *   id = __gpudot__ ("garray_index", id, L, dims)           the elements L, a new garray
  *   x = __gpudot__ ("garray_gather", id)
+ *   [m, i] = __gpudot__ ("garray_minmax", id, dim, is_min)  max or min along dim, indices
  *   __gpudot__ ("garray_free", id)
  */
 #include <math.h>
@@ -261,10 +262,52 @@ static void op_garray_gather(int nlhs, mxArray *plhs[], int nrhs, const mxArray 
         raise_status("gather", st, gpudot_cuda_last_error());
 }
 
+/* [m, i] = __gpudot__ ("garray_minmax", id, dim, is_min): max (is_min: min) of garray id
+ * (on one GPU) along dim (past its dimensions: the elements themselves), with 1-based
+ * indices, both to the host; Octave's rules (cuda/minmax.cu). */
+static void op_garray_minmax(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    const garr_t *g = nrhs == 4 && mxIsNumeric(prhs[1]) && mxGetNumberOfElements(prhs[1]) == 1
+                          ? registry_find((int64_t)mxGetScalar(prhs[1]))
+                          : NULL;
+    double dim = nrhs == 4 && mxIsNumeric(prhs[2]) && mxGetNumberOfElements(prhs[2]) == 1
+                     ? mxGetScalar(prhs[2])
+                     : 0;
+    if (!g || !g->d || !(dim >= 1) || dim != floor(dim))
+        gd_error("gpudot:badType", "__gpudot__: garray_minmax takes a garray on one GPU, a DIM "
+                                   "and whether min");
+    int is_min = mxIsLogicalScalarTrue(prhs[3]) || (mxIsNumeric(prhs[3]) && mxGetScalar(prhs[3]));
+    int64_t pre = 1, n = 1, post = 1;
+    mwSize odims[MAXDIMS];
+    for (int j = 0; j < g->nd; j++) {
+        odims[j] = g->dims[j];
+        if (j + 1 < dim)
+            pre *= (int64_t)g->dims[j];
+        else if (j + 1 == dim)
+            n = (int64_t)g->dims[j], odims[j] = 1;
+        else
+            post *= (int64_t)g->dims[j];
+    }
+    void *val;
+    mxArray *m = make_out(g->nd, odims, g->single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, g->cplx, &val);
+    mxArray *i = mxCreateNumericArray((mwSize)g->nd, odims, mxDOUBLE_CLASS, mxREAL);
+    gpudot_status st =
+        gpudot_cuda_minmax(g->d, g->single, g->cplx, pre, n, post, is_min, val, mxGetDoubles(i));
+    if (st != GPUDOT_OK) {
+        mxDestroyArray(m);
+        mxDestroyArray(i);
+        raise_status(is_min ? "min" : "max", st, gpudot_cuda_last_error());
+    }
+    plhs[0] = m;
+    if (nlhs > 1)
+        plhs[1] = i;
+    else
+        mxDestroyArray(i);
+}
+
 const gateway_op gateway_garray_ops[] = {
-    {"garray_new", op_garray_new},
-    {"garray_free", op_garray_free},
-    {"garray_gather", op_garray_gather},
+    {"garray_minmax", op_garray_minmax}, {"garray_new", op_garray_new},
+    {"garray_free", op_garray_free},     {"garray_gather", op_garray_gather},
     {"garray_index", op_garray_index},
 };
 const size_t gateway_n_garray_ops = sizeof gateway_garray_ops / sizeof *gateway_garray_ops;

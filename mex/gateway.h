@@ -1,6 +1,6 @@
 /*
- * What the gateway's files (mex/__gpudot__.c, mex/hooks.c) share: raising errors and
- * warnings, the MEX lock, argument helpers, and the operation table's entry type.
+ * What the gateway's files share: raising errors and warnings (mex/errors.c), the MEX lock,
+ * argument helpers, and the operation table's entry type.
  */
 #ifndef GPUDOT_GATEWAY_H
 #define GPUDOT_GATEWAY_H
@@ -86,9 +86,10 @@ typedef struct {
     gateway_op_fn fn;
 } gateway_op;
 
-/* __gpudot__.c: raises unless a GPU is usable; the session's one gpudot:noDevice warning */
+/* errors.c: raises unless a GPU is usable; the session's one gpudot:noDevice warning */
 void need_gpu(const char *fn);
 void warn_no_device(const char *fn, const char *instead);
+int no_device_warned(void); /* whether that warning was given */
 
 /* The garray operations (mex/garray_ops.c). */
 extern const gateway_op gateway_garray_ops[];

@@ -180,6 +180,8 @@ int sparse_call(gpudot_op op, const call_t *c)
         return 0;
     if (!has_y)
         return 1;
+    if (mxGetNumberOfDimensions(c->x) > 2 || mxGetNumberOfDimensions(c->y) > 2)
+        return 0; /* N-D beside sparse: broadcast as full operands */
     if (mxIsSingle(c->x) || mxIsSingle(c->y))
         return 0; /* single beside sparse: full, rounded to single as any double operand */
     if (mxGetM(c->x) == mxGetM(c->y) && mxGetN(c->x) == mxGetN(c->y) &&

@@ -174,3 +174,32 @@ endfunction
 %!testif ; ! gpudot_gpu_available ()
 %! g = garray ([1 2], "devices", "all");
 %! assert (gather (g), [1 2]);
+
+## max and min of garrays, with indices: Octave's rules for NaN, ties, complex values,
+## every dimension and empties (the device's kernels where a GPU is usable)
+%!test
+%! cases = {[3 1 4 1 5 9 2 6], [NaN 2 NaN 2], [NaN NaN], [-0 0], magic(4), ...
+%!          [1 NaN; NaN NaN; 3 -Inf], reshape(1:24, 2, 3, 4), ...
+%!          [1i 1 -1 -1i], [complex(NaN, 1) 2 3i], single([2 Inf -Inf NaN]), ...
+%!          zeros(0, 3), zeros(3, 0), [], randn(5000, 3), randn(3, 5000), ...
+%!          randn(1, 70000), complex(randn(40, 50), randn(40, 50)), ...
+%!          [complex(-1, -0) complex(-1, 0) 1], single(complex([1 2], [2 1]))};
+%! for c = 1:numel (cases)
+%!   x = cases{c};
+%!   g = garray (x);
+%!   for f = {@max, @min}
+%!     [m, i] = f{1} (g);
+%!     [wm, wi] = f{1} (x);
+%!     assert (isequaln (m, wm) && isequal (i, wi) && strcmp (class (m), class (wm)),
+%!             sprintf ("%s of case %d", func2str (f{1}), c));
+%!     for d = 1:ndims (x) + 1
+%!       [m, i] = f{1} (g, [], d);
+%!       [wm, wi] = f{1} (x, [], d);
+%!       assert (isequaln (m, wm) && isequal (i, wi) && isequal (size (m), size (wm)),
+%!               sprintf ("%s of case %d along %d", func2str (f{1}), c, d));
+%!     endfor
+%!   endfor
+%! endfor
+%!error id=gpudot:gatherFirst max (garray ([1 2]), 3)
+%!error id=gpudot:gatherFirst min (3, garray ([1 2]))
+%!error id=gpudot:badDim max (garray ([1 2]), [], 0)

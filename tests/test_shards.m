@@ -66,22 +66,13 @@
 %!   __gpudot__ ("shard_chunk", 0);
 %! end_unwind_protect
 
-%!function r = bits (v)
-%!  r = typecast (v(:), ifelse (isa (v, "single"), "uint32", "uint64"));
-%!endfunction
-
-%!function layouts = shard_layouts (ndev)
-%!  ## several shards on GPU 0, and where there are more GPUs every one of them in two orders
-%!  layouts = {0, [0 0], [0 0 0 0 0]};
-%!  if (ndev > 1)
-%!    layouts(end+1:end+3) = {0:ndev-1, ndev-1:-1:0, [0:ndev-1 0:ndev-1]};
-%!  endif
-%!endfunction
-
 %!function check_layouts (x, y, layouts, fn, args, ref, tol)
 %!  ## fn (X, Y, args{:}) with X (and Y where given) on every layout: the same bits each
 %!  ## time, within tol of ref
 %!  first = [];
+%!  what = sprintf ("%s (%s %s%s, %s)", func2str (fn), mat2str (size (x)),
+%!                  ifelse (iscomplex (x), "complex ", ""), class (x),
+%!                  strjoin (cellfun (@num2str, args, "uniformoutput", false), " "));
 %!  for i = 1:numel (layouts)
 %!    X = garray (x, "devices", layouts{i});
 %!    if (isempty (y))
@@ -91,19 +82,8 @@
 %!    else
 %!      v = fn (X, garray (y, "devices", layouts{i}), args{:});
 %!    endif
-%!    if (i == 1)
-%!      first = v;
-%!      assert (size (v), size (ref));
-%!      assert (class (v), class (x));
-%!      assert (all (abs (double (v(:)) - ref(:)) <= tol(:)), "%s: off by %g", func2str (fn),
-%!              max (abs (double (v(:)) - ref(:))));
-%!    else
-%!      assert (isequal (bits (v), bits (first)),
-%!              "%s (%s %s%s, %s): layout %d differs at %d of %d by %g",
-%!              func2str (fn), mat2str (size (x)), ifelse (iscomplex (x), "complex ", ""),
-%!              class (x), strjoin (cellfun (@num2str, args, "uniformoutput", false), " "), i,
-%!              find (bits (v) != bits (first), 1), numel (v), max (abs (double (v(:) - first(:)))));
-%!    endif
+%!    assert (class (v), class (x));
+%!    first = check_layout_value (i, v, first, ref, tol, what);
 %!  endfor
 %!endfunction
 
@@ -112,46 +92,21 @@
 %! ## many of them), matrices cut between columns, with long columns chunked too
 %! __gpudot__ ("shard_chunk", 5000);
 %! unwind_protect
-%!   layouts = shard_layouts (ndev);
+%!   layouts = device_layouts (ndev);
 %!   shapes = {[23457 1], [1 4999], [5000 1], [300 41], [12001 3]};
 %!   for c = {"double", "single"}
 %!     for cp = [false true]
 %!       for s = shapes
-%!         x = randn (s{1});  y = randn (s{1});
-%!         if (cp)
-%!           x = complex (x, randn (s{1}));  y = complex (y, randn (s{1}));
-%!         endif
-%!         x = cast (x, c{1});  y = cast (y, c{1});
-%!         xd = double (x);  yd = double (y);
-%!         if (isvector (x))
-%!           xd = xd(:);  yd = yd(:);
-%!         endif
-%!         n = rows (xd);
-%!         u = ifelse (strcmp (c{1}, "single"), eps ("single"), eps);
+%!         [x, y, xd, yd, n, u] = layout_data (s{1}, c{1}, cp);
 %!         for acc = {"native", "double", "compensated"}
-%!           uu = ifelse (strcmp (acc{1}, "native"), u, ifelse (strcmp (acc{1}, "double"), eps, 2 * eps ^ 2)) + u;
-%!           ref = sum (conj (xd) .* yd, 1);
-%!           tol = 2 * n * uu * sum (abs (xd) .* abs (yd), 1) + realmin;
-%!           check_layouts (x, y, layouts, @gdot, {"accum", acc{1}}, ref, tol);
-%!           ## host operands: whole (each shard uploads its slice) and a query (broadcast)
-%!           check_layouts (x, {y}, layouts, @gdot, {"accum", acc{1}}, ref, tol);
-%!           q = x(:, 1);
-%!           if (! isvector (x))
-%!             refq = sum (conj (yd) .* double (q), 1);
-%!             tolq = 2 * n * uu * sum (abs (double (q)) .* abs (yd), 1) + realmin;
-%!             check_layouts (y, {q}, layouts, @gdot, {"accum", acc{1}}, refq, tolq);
-%!           endif
-%!           for p = {2, 1, Inf, 3, -Inf}
-%!             if (p{1} == -Inf)
-%!               refn = min (abs (xd), [], 1);
-%!             else
-%!               refn = vecnorm (xd, p{1}, 1);
+%!           uu = layout_tol (acc{1}, u, n, 0);
+%!           for k = column_cases (x, y, xd, yd, n, uu, acc{1})
+%!             b = k.b;
+%!             if (k.host_b)
+%!               b = {b};                 # b on the host: each shard uploads its slice
 %!             endif
-%!             check_layouts (x, [], layouts, @gnorm, {p{1}, "accum", acc{1}}, refn,
-%!                            4 * n * uu * refn + realmin);
+%!             check_layouts (k.a, b, layouts, k.fn, k.args, k.ref, k.tol);
 %!           endfor
-%!           refc = ref ./ (vecnorm (xd, 2, 1) .* vecnorm (yd, 2, 1));
-%!           check_layouts (x, y, layouts, @gcosine, {"accum", acc{1}}, refc, 8 * n * uu + 0 * refc);
 %!           if (! isvector (x))
 %!             ## rows (dimension 2): the shards' columns in chunks, a state for each row
 %!             m = columns (xd);
@@ -184,7 +139,7 @@
 %! ## on every layout, and the values of one GPU
 %! __gpudot__ ("shard_chunk", 700);
 %! unwind_protect
-%!   layouts = shard_layouts (ndev);
+%!   layouts = device_layouts (ndev);
 %!   x = [1e300 * ones(2000, 1); randn(1500, 1)];  y = [randn(3000, 1); 1e-300 * ones(500, 1)];
 %!   check_layouts (x, [], layouts, @gnorm, {}, norm (x), 8 * eps * norm (x));
 %!   r = gcosine (x, y);
@@ -198,7 +153,7 @@
 
 %!testif ; gpudot_gpu_available ()
 %! ## the default chunk (2^22): a vector of 3 chunks and a bit, and 2^22 + 1 columns of 2
-%! layouts = shard_layouts (ndev);
+%! layouts = device_layouts (ndev);
 %! x = single (randn (3 * 2^22 + 5, 1));  y = single (randn (3 * 2^22 + 5, 1));
 %! ref = sum (double (x) .* double (y));
 %! check_layouts (x, y, layouts, @gdot, {}, ref, 1e-3 * sum (abs (double (x) .* double (y))));

@@ -22,38 +22,16 @@
 %!   assert (! isempty (strfind (err.message, sprintf ("no GPU %d", ndev))), err.message);
 %! end_try_catch
 
-%!function r = bits (v)
-%!  r = typecast (v(:), ifelse (isa (v, "single"), "uint32", "uint64"));
-%!endfunction
-
-%!function layouts = spread_layouts (ndev)
-%!  ## several parts on GPU 0, and where there are more GPUs every one of them in two orders
-%!  layouts = {0, [0 0], [0 0 0 0 0]};
-%!  if (ndev > 1)
-%!    layouts(end+1:end+3) = {0:ndev-1, ndev-1:-1:0, [0:ndev-1 0:ndev-1]};
-%!  endif
-%!endfunction
-
 %!function check_spread (layouts, fn, args, ref, tol)
 %!  ## fn (args{:}, "device", "gpu") spread over every layout: the same bits each time,
 %!  ## within tol of ref
 %!  first = [];
+%!  what = sprintf ("%s (%s)", func2str (fn),
+%!                  strjoin (cellfun (@(a) mat2str (size (a)), args, "uniformoutput", false), " "));
 %!  unwind_protect
 %!    for i = 1:numel (layouts)
 %!      __gpudot__ ("spread_devices", layouts{i});
-%!      v = fn (args{:}, "device", "gpu");
-%!      if (i == 1)
-%!        first = v;
-%!        assert (size (v), size (ref));
-%!        assert (all (abs (double (v(:)) - ref(:)) <= tol(:)), "%s: off by %g", func2str (fn),
-%!                max (abs (double (v(:)) - ref(:))));
-%!      else
-%!        assert (isequal (bits (v), bits (first)),
-%!                "%s (%s): layout %d differs at %d of %d by %g", func2str (fn),
-%!                strjoin (cellfun (@(a) mat2str (size (a)), args, "uniformoutput", false), " "),
-%!                i, find (bits (v) != bits (first), 1), numel (v),
-%!                max (abs (double (v(:) - first(:)))));
-%!      endif
+%!      first = check_layout_value (i, fn (args{:}, "device", "gpu"), first, ref, tol, what);
 %!    endfor
 %!  unwind_protect_cleanup
 %!    __gpudot__ ("spread_devices", []);
@@ -64,7 +42,7 @@
 %! ## every op, class, complexity and mode; vectors in many chunks (a 40 kB cap), matrices
 %! ## cut between columns, with long columns chunked (40 kB) or whole (1 MB: columns of
 %! ## 12001 doubles keep their addresses modulo 16 in any part)
-%! layouts = spread_layouts (ndev);
+%! layouts = device_layouts (ndev);
 %! shapes = {[23457 1], [1 4999], [300 41], [12001 3]};
 %! unwind_protect
 %!   for cap = [40000 2^20]
@@ -72,39 +50,13 @@
 %!     for c = {"double", "single"}
 %!       for cp = [false true]
 %!         for s = shapes
-%!           x = randn (s{1});  y = randn (s{1});
-%!           if (cp)
-%!             x = complex (x, randn (s{1}));  y = complex (y, randn (s{1}));
-%!           endif
-%!           x = cast (x, c{1});  y = cast (y, c{1});
-%!           xd = double (x);  yd = double (y);
-%!           if (isvector (x))
-%!             xd = xd(:);  yd = yd(:);
-%!           endif
-%!           n = rows (xd);
-%!           u = ifelse (strcmp (c{1}, "single"), eps ("single"), eps);
+%!           [x, y, xd, yd, n, u] = layout_data (s{1}, c{1}, cp);
 %!           for acc = {"native", "double", "compensated"}
-%!             uu = ifelse (strcmp (acc{1}, "native"), u, ifelse (strcmp (acc{1}, "double"), eps, 2 * eps ^ 2)) + u;
-%!             ref = sum (conj (xd) .* yd, 1);
-%!             tol = 2 * n * uu * sum (abs (xd) .* abs (yd), 1) + realmin;
-%!             check_spread (layouts, @gdot, {x, y, "accum", acc{1}}, ref, tol);
-%!             if (! isvector (x))            # a query beside a matrix (broadcast)
-%!               q = x(:, 1);
-%!               refq = sum (conj (double (q)) .* yd, 1);
-%!               tolq = 2 * n * uu * sum (abs (double (q)) .* abs (yd), 1) + realmin;
-%!               check_spread (layouts, @gdot, {q, y, "accum", acc{1}}, refq, tolq);
-%!             endif
-%!             for p = {2, 1, Inf, 3, -Inf}
-%!               if (p{1} == -Inf)
-%!                 refn = min (abs (xd), [], 1);
-%!               else
-%!                 refn = vecnorm (xd, p{1}, 1);
-%!               endif
-%!               check_spread (layouts, @gnorm, {x, p{1}, "accum", acc{1}}, refn,
-%!                             4 * n * uu * refn + realmin);
+%!             uu = layout_tol (acc{1}, u, n, 0);
+%!             for k = column_cases (x, y, xd, yd, n, uu, acc{1})
+%!               check_spread (layouts, k.fn, [{k.a}, ifelse(isempty (k.b), {}, {k.b}), k.args],
+%!                             k.ref, k.tol);
 %!             endfor
-%!             refc = ref ./ (vecnorm (xd, 2, 1) .* vecnorm (yd, 2, 1));
-%!             check_spread (layouts, @gcosine, {x, y, "accum", acc{1}}, refc, 8 * n * uu + 0 * refc);
 %!           endfor
 %!         endfor
 %!       endfor
@@ -117,7 +69,7 @@
 %!testif ; gpudot_gpu_available ()
 %! ## the two-step norms and cosines rerun scaled where the fast sums overflow: same bits
 %! ## on every layout
-%! layouts = spread_layouts (ndev);
+%! layouts = device_layouts (ndev);
 %! __gpudot__ ("staging_cap", 20000);
 %! unwind_protect
 %!   x = [1e300 * ones(2000, 1); randn(1500, 1)];  y = [randn(3000, 1); 1e-300 * ones(500, 1)];
@@ -134,7 +86,7 @@
 %!testif ; gpudot_gpu_available ()
 %! ## the default chunks (no cap): a vector of a few chunks and a bit, columns of 2; then
 %! ## a call large enough to spread over every GPU by itself, against one GPU
-%! layouts = spread_layouts (ndev);
+%! layouts = device_layouts (ndev);
 %! x = single (randn (3 * 2^19 + 5, 1));  y = single (randn (3 * 2^19 + 5, 1));
 %! ref = sum (double (x) .* double (y));
 %! check_spread (layouts, @gdot, {x, y}, ref, 1e-3 * sum (abs (double (x) .* double (y))));
