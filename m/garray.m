@@ -214,7 +214,9 @@ classdef garray < handle
       ## the element count; with indices, the one value an indexing gives.  Octave 8 to 10
       ## size every g.(...) and g(...) by numel (g) once subsref is overloaded (9.4: g.id
       ## failed, clear all left garrays alive): there it stays 1
-      if (nargin > 1 && garray.index_counts)
+      if (garray.writable (0) > 0)       # garray.fill at work: Octave 7 checks each write
+        n = 1;                            # against numel (g) where it lost track of the class
+      elseif (nargin > 1 && garray.index_counts)
         n = numel (__garray_index__ (g.dims, varargin));
       elseif (nargin > 1 || ! garray.numel_counts)
         n = 1;
@@ -355,9 +357,9 @@ classdef garray < handle
         endif
         n = n(1);
       elseif (isnumeric (p) && isscalar (p) && p == 1)
-        n = max (gnorm (x, 1, 1));
+        n = garray.max_nan (gnorm (x, 1, 1));
       elseif ((isnumeric (p) && isscalar (p) && p == Inf) || (ischar (p) && strcmpi (p, "inf")))
-        n = max (gnorm (x, 1, 2));
+        n = garray.max_nan (gnorm (x, 1, 2));
       elseif (isnumeric (p) && isscalar (p) && isreal (p) && ! isnan (p))
         error ("gpudot:gatherFirst",
                "norm: this matrix norm of a garray needs its singular values; norm (gather (A), ...)");
@@ -632,6 +634,14 @@ classdef garray < handle
         r = feval (fn, zeros (x.dims, x.elclass), args{:});
       else
         r = on_device (dim);
+      endif
+    endfunction
+
+    ## the largest of the sums s, NaN where one is (norm's rule: max alone skips NaN)
+    function n = max_nan (s)
+      n = max (s(:));
+      if (any (isnan (s(:))))
+        n = cast (NaN, class (s));
       endif
     endfunction
 

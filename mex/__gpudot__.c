@@ -330,7 +330,7 @@ static const void *engine_operand(const char *fn, const operand_t *O, int gpu, i
     if (*bo >= 0 && *ao >= 0)
         return p;
     if (O->dev && gpu)
-        gd_error("gpudot:sizeMismatch",
+        gd_error("gpudot:gatherFirst",
                  "%s: this broadcast pattern needs a copy of a garray operand; gather it first",
                  fn);
     void *e = expand(p, so, &b->sb, b->nd, es * (O->cplx ? 2 : 1));
