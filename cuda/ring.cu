@@ -181,6 +181,10 @@ gpudot_status ring_plan(const gpudot_dot_req *r, RingPlan &pl, int64_t q, int ch
                                             : kSlotMid;
     want = want < kSlotMin ? kSlotMin : want > most ? most : want;
     pl.want = round_mib(want);
+    /* the slot holds at least one slice: one element of every row of one output (rows of
+     * 300 x 300 complex singles, 2.2 MB, met 2 MiB slots: outOfMemory) */
+    if (q == 0 && fixed_k + per_k + 64 > pl.want)
+        pl.want = round_mib(fixed_k + per_k + 64);
     if (q > 0) { /* one chunk (or one output's whole run) and the room to align its parts */
         size_t unit = chunked ? fixed_k + (size_t)q * per_k : fixed + per_a;
         if (round_mib(unit) > pl.want)

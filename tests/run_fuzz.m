@@ -3,7 +3,8 @@
 ## "gpu", "cpu" and "auto" where a GPU is usable (garrays then live on it), else "cpu" and
 ## "auto".  Each mismatch is printed with its reproducer; the last line is
 ##   N passed, N failed, 0 skipped
-## and the exit status is non-zero on any mismatch.
+## and the exit status is non-zero on any mismatch.  To study one: GPUDOT_FUZZ_DUMP=FILE
+## and fuzz_diff (SEED, 1, DEVICES) keep the case's operands in FILE.
 
 1;
 

@@ -203,3 +203,30 @@ endfunction
 %!error id=gpudot:gatherFirst max (garray ([1 2]), 3)
 %!error id=gpudot:gatherFirst min (3, garray ([1 2]))
 %!error id=gpudot:badDim max (garray ([1 2]), [], 0)
+
+## the matrix 1- and Inf-norms of a garray: NaN where any sum is (Octave 7-11 give NaN only
+## where the first sum is NaN)
+%!test
+%! assert (norm (garray ([1 2; 3 4]), 1), 6);
+%! assert (norm (garray ([1 2; 3 4]), Inf), 7);
+%! assert (isnan (norm (garray ([1 NaN; 2 3]), 1)));
+%! assert (isnan (norm (garray ([NaN 1; 2 3]), Inf)));
+%! assert (isnan (norm (garray ([Inf 1; 2 NaN]), 1)));
+
+## a call on host data through the GPU whose one slice passes the ring's smallest slot
+## (the rows of 300 x 300 complex singles)
+%!testif ; gpudot_gpu_available ()
+%! x = uint64 (1:300);  y = single (complex (randn (300, 1), randn (300, 1)));
+%! assert (gdot (x, y, 3, "device", "gpu"), gdot (x, y, 3, "device", "cpu"), -1e-6);
+%! assert (gcosine (double (x), double (y), 3, "device", "gpu"),
+%!         gcosine (double (x), double (y), 3, "device", "cpu"), -1e-12);
+
+## a broadcast that needs a copy of a garray on the GPU: gatherFirst, which says so
+%!testif ; gpudot_gpu_available ()
+%! try
+%!   gdot (garray (randn (3, 4)), randn (1, 1, 5));
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "gpudot:gatherFirst");
+%!   assert (! isempty (strfind (err.message, "gather")), err.message);
+%! end_try_catch
