@@ -49,6 +49,18 @@ template <int M> struct Acc {
 
 /* TwoSum and the Dot2 step are gpudot_math.h's, shared with the CPU engine. */
 
+/* A product rounded on its own (gpudot_math.h's GD_MUL): nvcc would fuse a * b + s into one
+ * fma, whose unrounded product turned Inf + (-1e600) into Inf where the CPU engine (and
+ * Octave) give NaN, and breaks exact cancellation. */
+__device__ __forceinline__ double mul_rn(double a, double b)
+{
+    return __dmul_rn(a, b);
+}
+__device__ __forceinline__ float mul_rn(float a, float b)
+{
+    return __fmul_rn(a, b);
+}
+
 /* acc += conj(x) * y for one element.  The complex cases spell out only the products that
  * exist, as Octave's complex arithmetic does (a real Inf times a complex y makes no NaN). */
 template <int M, bool CX, bool CY, typename T>
@@ -69,16 +81,16 @@ __device__ __forceinline__ void acc_elem(Acc<M> &acc, T xr, T xi, T yr, T yi)
     } else {
         A ar = xr, ai = xi, br = yr, bi = yi;
         if constexpr (CX && CY) {
-            acc.s0 += ar * br + ai * bi;
-            acc.s1 += ar * bi - ai * br;
+            acc.s0 += mul_rn(ar, br) + mul_rn(ai, bi);
+            acc.s1 += mul_rn(ar, bi) - mul_rn(ai, br);
         } else if constexpr (CX) {
-            acc.s0 += ar * br;
-            acc.s1 += -ai * br;
+            acc.s0 += mul_rn(ar, br);
+            acc.s1 += mul_rn(-ai, br);
         } else if constexpr (CY) {
-            acc.s0 += ar * br;
-            acc.s1 += ar * bi;
+            acc.s0 += mul_rn(ar, br);
+            acc.s1 += mul_rn(ar, bi);
         } else {
-            acc.s0 += ar * br;
+            acc.s0 += mul_rn(ar, br);
         }
     }
 }

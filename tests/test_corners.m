@@ -230,3 +230,21 @@ endfunction
 %!   assert (err.identifier, "gpudot:gatherFirst");
 %!   assert (! isempty (strfind (err.message, "gather")), err.message);
 %! end_try_catch
+
+## products that overflow and cancel: NaN on every engine, as plain arithmetic gives (the
+## GPU's fused multiply-add once turned Inf + (-1e600) into Inf); and exact cancellation
+%!test
+%! x = [1e300 1e300 -1e300 1e300];  y = [1e300 -1e300 1e300 1e300];
+%! a = 3 + 2^-30;
+%! dev = {"cpu"};
+%! if (gpudot_gpu_available ())
+%!   dev{end+1} = "gpu";
+%! endif
+%! for d = dev
+%!   assert (isnan (gdot (x, y, "device", d{1})));
+%!   assert (isnan (gdot (garray (x), y, "device", d{1})));
+%!   assert (gdot ([a a], [a -a], "device", d{1}), 0);
+%!   assert (gdot (single ([a a]), single ([a -a]), "device", d{1}, "accum", "native"), single (0));
+%!   z = gdot (complex ([1e300 1e300], 1), [1e300 -1e300], "device", d{1});
+%!   assert (isnan (real (z)) && imag (z) == 0);
+%! endfor
