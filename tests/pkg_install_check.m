@@ -61,3 +61,13 @@ assert (gdot (g, g), 25);
 assert (exist ("gdot", "builtin"), 5);
 clear g
 printf ("pkg unload takes the garray dispatch back, pkg load restores it: ok\n");
+## a garray that outlives pkg unload is freed when it goes (its class calls the gateway
+## through a handle bound at load)
+g = garray ([1 2 3]);
+n0 = gpudot_info ().garrays;
+pkg ("unload", "gpudot");
+out = evalc ("clear g");
+pkg ("load", "gpudot");
+assert (gpudot_info ().garrays, n0 - 1);
+assert (isempty (strfind (out, "error")), out);
+printf ("a garray cleared after pkg unload frees its memory: ok\n");
