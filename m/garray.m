@@ -80,8 +80,6 @@
 classdef garray < handle
 
   properties (Constant, Hidden = true)
-    ## the gateway, bound while it is on the path: delete still frees after pkg unload
-    gateway = @__gpudot__;
     ## numel (g) may be the element count: Octave 7 sizes indexing by numel (g, idx...),
     ## Octave 11 by numArgumentsFromSubscript
     numel_counts = ! compare_versions (OCTAVE_VERSION, "8", ">=") || compare_versions (OCTAVE_VERSION, "11", ">=");
@@ -152,7 +150,8 @@ classdef garray < handle
                "garray: X must be a full single or double array (real or complex), not %s%s",
                ifelse (issparse (x), "sparse ", ""), class (x));
       endif
-      [id, ondevice, devices] = feval (garray.gateway, "garray_new", x, devs{:});
+      [id, ondevice, devices] = __gpudot__ ("garray_new", x, devs{:});
+      garray.gateway_dir (true);
       if (ondevice)
         ref = struct ("garray_id", id);
       else
@@ -166,7 +165,7 @@ classdef garray < handle
       ## reference goes): only the first frees anything, and the gateway ignores ids it
       ## no longer holds
       if (g.id != 0)
-        feval (garray.gateway, "garray_free", g.id);
+        garray.free_id (g.id);
         try
           garray.fill (g, 0, false, struct ("garray_id", 0));   # any later use is a clear error
         catch
@@ -555,6 +554,35 @@ classdef garray < handle
       g = garray ([]);     # an empty placeholder, replaced below
       __gpudot__ ("garray_free", g.id);
       garray.fill (g, id, true, struct ("garray_id", id), sz, elclass, cplx, devices);
+    endfunction
+
+    ## Where the gateway was loaded from (noted by the first garray made, while it is on the
+    ## path): delete reaches it there after pkg unload
+    function d = gateway_dir (note)
+      persistent dir = "";
+      if (nargin > 0 && isempty (dir))
+        dir = fileparts (which ("__gpudot__"));
+      endif
+      d = dir;
+    endfunction
+
+    ## Frees registry entry id; where pkg unload took the gateway off the path (the MEX
+    ## stays loaded while garrays live), through its directory for the call
+    function free_id (id)
+      try
+        __gpudot__ ("garray_free", id);
+      catch err
+        d = garray.gateway_dir ();
+        if (! strcmp (err.identifier, "Octave:undefined-function") || isempty (d))
+          rethrow (err);
+        endif
+        addpath (d);
+        unwind_protect
+          __gpudot__ ("garray_free", id);
+        unwind_protect_cleanup
+          rmpath (d);
+        end_unwind_protect
+      end_try_catch
     endfunction
 
     ## Sets a garray's properties (the only place that does).  Where Octave routes these
