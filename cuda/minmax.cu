@@ -56,10 +56,6 @@ __device__ __forceinline__ bool beats(Elem<T> a, int64_t ia, Elem<T> b, int64_t 
     return ia < ib;
 }
 
-struct Cand {
-    int64_t i; /* -1: none */
-};
-
 /* pass 1, contiguous runs: block (chunk c of run r) reduces its elements, thread 0 writes */
 template <typename T>
 __global__ void minmax_rows(const T *x, int64_t n, int64_t C, int64_t L, bool cx, bool is_min,

@@ -16,6 +16,14 @@
 #include "gateway.h"
 #include "registry.h"
 
+/* The registry entry of an id (a numeric scalar), or NULL. */
+static garr_t *garray_by_id(const mxArray *a)
+{
+    return a && mxIsNumeric(a) && mxGetNumberOfElements(a) == 1
+               ? registry_find((int64_t)mxGetScalar(a))
+               : NULL;
+}
+
 /* garray.m passes resident operands as struct ("garray_id", id). */
 const garr_t *garray_of(const mxArray *a)
 {
@@ -172,9 +180,7 @@ static void op_garray_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *pr
 static void op_garray_index(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     (void)nlhs;
-    const garr_t *g = nrhs == 4 && mxIsNumeric(prhs[1]) && mxGetNumberOfElements(prhs[1]) == 1
-                          ? registry_find((int64_t)mxGetScalar(prhs[1]))
-                          : NULL;
+    const garr_t *g = nrhs == 4 ? garray_by_id(prhs[1]) : NULL;
     if (!g || !g->d || !mxIsDouble(prhs[2]) || mxIsComplex(prhs[2]) || !mxIsDouble(prhs[3]) ||
         mxGetNumberOfElements(prhs[3]) < 2 || mxGetNumberOfElements(prhs[3]) > MAXDIMS)
         gd_error("gpudot:badType", "__gpudot__: garray_index takes a garray on one GPU, indices "
@@ -236,7 +242,7 @@ static void op_garray_free(int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
     (void)nlhs, (void)plhs;
     if (nrhs != 2 || !mxIsNumeric(prhs[1]) || mxGetNumberOfElements(prhs[1]) != 1)
         gd_error("gpudot:badOption", "__gpudot__: garray_free needs an id");
-    garr_t *g = registry_find((int64_t)mxGetScalar(prhs[1]));
+    garr_t *g = garray_by_id(prhs[1]);
     if (!g)
         return;
     registry_free_data(g);
@@ -249,8 +255,8 @@ static void op_garray_gather(int nlhs, mxArray *plhs[], int nrhs, const mxArray 
 {
     (void)nlhs;
     const garr_t *g = nrhs == 2 ? garray_of(prhs[1]) : NULL;
-    if (!g && nrhs == 2 && mxIsNumeric(prhs[1]) && mxGetNumberOfElements(prhs[1]) == 1)
-        g = registry_find((int64_t)mxGetScalar(prhs[1]));
+    if (!g && nrhs == 2)
+        g = garray_by_id(prhs[1]);
     if (!garray_live(g))
         gd_error("gpudot:badType", "gather: not a garray on the device");
     void *data;
@@ -267,9 +273,7 @@ static void op_garray_gather(int nlhs, mxArray *plhs[], int nrhs, const mxArray 
  * indices, both to the host; Octave's rules (cuda/minmax.cu). */
 static void op_garray_minmax(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-    const garr_t *g = nrhs == 4 && mxIsNumeric(prhs[1]) && mxGetNumberOfElements(prhs[1]) == 1
-                          ? registry_find((int64_t)mxGetScalar(prhs[1]))
-                          : NULL;
+    const garr_t *g = nrhs == 4 ? garray_by_id(prhs[1]) : NULL;
     double dim = nrhs == 4 && mxIsNumeric(prhs[2]) && mxGetNumberOfElements(prhs[2]) == 1
                      ? mxGetScalar(prhs[2])
                      : 0;
