@@ -151,7 +151,6 @@ classdef garray < handle
                ifelse (issparse (x), "sparse ", ""), class (x));
       endif
       [id, ondevice, devices] = __gpudot__ ("garray_new", x, devs{:});
-      garray.gateway_dir (true);
       if (ondevice)
         ref = struct ("garray_id", id);
       else
@@ -556,8 +555,8 @@ classdef garray < handle
       garray.fill (g, id, true, struct ("garray_id", id), sz, elclass, cplx, devices);
     endfunction
 
-    ## Where the gateway was loaded from (noted by the first garray made, while it is on the
-    ## path): delete reaches it there after pkg unload
+    ## Where the gateway was loaded from (noted by PKG_DEL, while it is still on the path):
+    ## delete reaches it there after pkg unload
     function d = gateway_dir (note)
       persistent dir = "";
       if (nargin > 0 && isempty (dir))
@@ -631,10 +630,7 @@ classdef garray < handle
         garray.host_only (sprintf ("%s of two arrays", fn));
       endif
       if (nargs < 3)
-        dim = find (x.dims != 1, 1);
-        if (isempty (dim))
-          dim = 1;
-        endif
+        dim = garray.first_dim (x);
       elseif (! (isnumeric (dim) && isscalar (dim) && isreal (dim) && dim >= 1 && dim == fix (dim)))
         error ("gpudot:badDim", "%s: DIM must be a valid dimension", fn);
       endif
@@ -707,10 +703,15 @@ classdef garray < handle
         endif
         dim = double (dim);
       else
-        dim = find (x.dims != 1, 1);
-        if (isempty (dim))
-          dim = 1;
-        endif
+        dim = garray.first_dim (x);
+      endif
+    endfunction
+
+    ## Octave's default DIM: the first dimension that is not 1
+    function dim = first_dim (x)
+      dim = find (x.dims != 1, 1);
+      if (isempty (dim))
+        dim = 1;
       endif
     endfunction
 
