@@ -85,13 +85,17 @@ check-pool:
 	  tests/pool_stress.c cpu/gpudot_pool.c -o $(BUILD)/pool_stress
 	for t in 2 4 16; do OMP_NUM_THREADS=$$t $(BUILD)/pool_stress $(POOL_JOBS) || exit 1; done
 
+# Builds the MEX, except on a GPU machine with the octave bundle alone (Octave, no
+# mkoctfile): there build/ is used as it is.
+BUILD_UNLESS_BUNDLE = @if command -v $(MKOCTFILE) >/dev/null 2>&1 || ! command -v $(OCTAVE) >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory $(MEX); fi
+
 # The differential fuzzer (tests/fuzz_diff.m): FUZZ_CASES random calls held to Octave's own
 # functions; on a GPU machine with garrays and "device", "gpu" too.
 FUZZ_CASES ?= 100000
 FUZZ_SEED ?= 1000001
 fuzz:
-	@if command -v $(MKOCTFILE) >/dev/null 2>&1 || ! command -v $(OCTAVE) >/dev/null 2>&1; then \
-	  $(MAKE) --no-print-directory $(MEX); fi
+	$(BUILD_UNLESS_BUNDLE)
 	GPUDOT_FUZZ_CASES=$(FUZZ_CASES) GPUDOT_FUZZ_SEED=$(FUZZ_SEED) GPUDOT_MEXDIR=$(BUILD) \
 	  $(OCTAVE) $(OCTFLAGS) tests/run_fuzz.m
 
@@ -99,8 +103,7 @@ fuzz:
 SOAK_SMALL ?= 1000000
 SOAK_LARGE ?= 10000
 soak:
-	@if command -v $(MKOCTFILE) >/dev/null 2>&1 || ! command -v $(OCTAVE) >/dev/null 2>&1; then \
-	  $(MAKE) --no-print-directory $(MEX); fi
+	$(BUILD_UNLESS_BUNDLE)
 	GPUDOT_SOAK_SMALL=$(SOAK_SMALL) GPUDOT_SOAK_LARGE=$(SOAK_LARGE) GPUDOT_MEXDIR=$(BUILD) \
 	  $(OCTAVE) $(OCTFLAGS) tests/soak.m
 

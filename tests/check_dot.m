@@ -82,7 +82,7 @@ function check_dot (x, y, dimargs, accum, device, exact, got)
   ## "native" single sums overflow where a product or partial sum passes realmax in single
   ## (as dot's): any non-finite result is float arithmetic's answer there
   if (single_out && strcmp (accum, "native"))
-    big = reshape (max_term (xd, yd, dim), size (got)) > double (realmax ("single")) / n;
+    big = reshape (max_term (terms, dim), size (got)) > double (realmax ("single")) / n;
     bad &= ! (big & ! isfinite (double (got)));
   endif
   if (strcmp (accum, "compensated"))
@@ -115,14 +115,8 @@ function bad = part_bad (g, r, tmag, urel, cls)
   bad = ! (abs (g - r) <= tol + cast_err) & ! (isnan (r) & isnan (g)) & ! (g == r);
 endfunction
 
-function a = abs_parts (v)
-  re = abs (real (v));  im = abs (imag (v));
-  re(isnan (re)) = 0;  im(isnan (im)) = 0;
-  a = re + im;
-endfunction
-
-function m = max_term (xd, yd, dim)
-  t = abs_parts (xd) .* abs_parts (yd);
+## the largest of the terms' magnitudes along dim (0 where there are none)
+function m = max_term (t, dim)
   if (isempty (t))               # no terms: nothing overflows
     sz = size (t);
     sz(end+1:dim) = 1;

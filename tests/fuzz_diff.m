@@ -674,10 +674,3 @@ function s = show_args (a)
     s = [s ", " show(a{i})];
   endfor
 endfunction
-
-## |re| + |im|, NaN parts as 0: the magnitudes behind either part of a sum
-function a = abs_parts (v)
-  re = abs (real (double (v)));  im = abs (imag (double (v)));
-  re(isnan (re)) = 0;  im(isnan (im)) = 0;
-  a = re + im;
-endfunction

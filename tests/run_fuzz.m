@@ -8,18 +8,19 @@
 
 1;
 
+function v = env_number (name, default)
+  v = str2double (getenv (name));
+  if (isnan (v))
+    v = default;
+  endif
+endfunction
+
 here = fileparts (mfilename ("fullpath"));
 addpath (here);
 gpudot_test_paths ();
 warning ("off", "gpudot:noDevice");
-n = str2double (getenv ("GPUDOT_FUZZ_CASES"));
-if (isnan (n))
-  n = 1e5;
-endif
-seed = str2double (getenv ("GPUDOT_FUZZ_SEED"));
-if (isnan (seed))
-  seed = 1;
-endif
+n = env_number ("GPUDOT_FUZZ_CASES", 1e5);
+seed = env_number ("GPUDOT_FUZZ_SEED", 1);
 gpu = gpudot_gpu_available ();
 devices = ifelse (gpu, {{"gpu", "cpu", "auto"}}, {{"cpu", "auto"}}){1};
 t0 = tic ();
