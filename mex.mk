@@ -54,10 +54,11 @@ ENGINE_HEADERS := $(addprefix $(SRC)/include/,gpudot.h gpudot_engine.h gpudot_ho
 # The kernels of each (op, element type) pair: cuda/kernels.cu, once per pair, so that
 # they compile in parallel (make -j).
 KERNEL_PAIRS := dot_f32 dot_f64 norm_f32 norm_f64 cos_f32 cos_f64
-CUDA_HOST := engine plan ring spread shards gather minmax ladder
+CUDA_HOST := engine plan ring spread shards gather minmax topk search ladder
 CUDA_HEADERS := $(SRC)/cuda/launch.cuh $(SRC)/cuda/reduce_kernels.cuh $(SRC)/cuda/ops.cuh $(SRC)/cuda/tuning.h \
                 $(ENGINE_HEADERS)
-ENGINE_OBJS := $(OBJ)/gpudot_common.o $(OBJ)/gpudot_pool.o $(OBJ)/gpudot_cpu.o $(OBJ)/gpudot_cpu_ops.o $(OBJ)/gpudot_pack.o
+ENGINE_OBJS := $(OBJ)/gpudot_common.o $(OBJ)/gpudot_pool.o $(OBJ)/gpudot_cpu.o $(OBJ)/gpudot_cpu_ops.o $(OBJ)/gpudot_pack.o \
+               $(OBJ)/gpudot_topk.o
 ifeq ($(HAVE_NVCC),yes)
 ENGINE_OBJS += $(foreach f,$(CUDA_HOST),$(OBJ)/$(f).o) $(foreach k,$(KERNEL_PAIRS),$(OBJ)/kernels_$(k).o)
 ENGINE_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
@@ -101,6 +102,7 @@ $(OBJ)/%.o: $(SRC)/cpu/%.c $(SRC)/cpu/gpudot_fast_loop.h $(ENGINE_HEADERS) | $(O
 # #included by ladder.cu alone.
 $(OBJ)/ladder.o: $(SRC)/cuda/ladder_kernels.cuh
 $(OBJ)/ring.o $(OBJ)/spread.o: $(SRC)/cuda/ring.cuh
+$(OBJ)/topk.o $(OBJ)/search.o: $(SRC)/cuda/topk.cuh
 $(OBJ)/%.o: $(SRC)/cuda/%.cu $(SRC)/cuda/engine.cuh $(CUDA_HEADERS) $(CONFIG) | $(OBJ)
 	$(call run,nvcc $(notdir $<),$(NVCC) $(NVCC_FLAGS) -c $< -o $@)
 
@@ -114,7 +116,7 @@ $(OBJ)/octave_interrupt.o: $(SRC)/mex/octave_interrupt.cc $(SRC)/mex/octave_inte
 	$(call run,mkoctfile $(notdir $<),$(MKOCTFILE) -c $< -o $@)
 
 # The gateway's other files (mex/gateway.h, mex/registry.h say what they share)
-GATEWAY_OBJS := $(addprefix $(OBJ)/,errors.o hooks.o registry.o shapes.o args.o sparse.o intchunks.o garray_ops.o)
+GATEWAY_OBJS := $(addprefix $(OBJ)/,errors.o hooks.o registry.o shapes.o args.o sparse.o intchunks.o garray_ops.o search_ops.o)
 $(GATEWAY_OBJS): $(OBJ)/%.o: $(SRC)/mex/%.c $(SRC)/mex/gateway.h $(SRC)/mex/registry.h \
                  $(SRC)/mex/gpudot_entry.h $(ENGINE_HEADERS) | $(OBJ)
 	$(call run,mkoctfile $(notdir $<),$(MKOCTFILE) --mex -R2018a -I$(SRC)/include -c $< -o $@)

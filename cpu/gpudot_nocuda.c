@@ -152,3 +152,17 @@ gpudot_status gpudot_cuda_minmax(const void *x, int single, int cplx, int64_t pr
         (void)idx;
     return GPUDOT_NO_DEVICE;
 }
+
+gpudot_status gpudot_cuda_topk(const void *x, int single, int64_t pre, int64_t n, int64_t post,
+                               int64_t k, int is_min, void *val, double *idx)
+{
+    (void)x, (void)single, (void)pre, (void)n, (void)post, (void)k, (void)is_min, (void)val,
+        (void)idx;
+    return GPUDOT_NO_DEVICE;
+}
+
+gpudot_status gpudot_cuda_search(gpudot_search_req *r)
+{
+    (void)r;
+    return GPUDOT_NO_DEVICE;
+}

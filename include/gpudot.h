@@ -173,6 +173,39 @@ gpudot_status gpudot_cuda_gather(void *dst, const void *src, const int64_t *idx,
  * pre * post values (complex where x is) and 1-based indices into host memory. */
 gpudot_status gpudot_cuda_minmax(const void *x, int single, int cplx, int64_t pre, int64_t n,
                                  int64_t post, int is_min, void *val, double *idx);
+/* The best k of each run of x (pre x n x post real elements, device memory of the primary
+ * device): maxk (is_min: mink), by value, NaN after every number, equal values by the lowest
+ * index (the first k of a stable sort).  min(k, n) values a run and 1-based indices into host
+ * memory, laid out pre x min(k, n) x post.  k <= 256 (else BAD_OPTION: the host selects). */
+gpudot_status gpudot_cuda_topk(const void *x, int single, int64_t pre, int64_t n, int64_t post,
+                               int64_t k, int is_min, void *val, double *idx);
+/* The same on host memory, any k (cpu/gpudot_topk.c). */
+gpudot_status gpudot_topk_host(const void *x, int single, int64_t pre, int64_t n, int64_t post,
+                               int64_t k, int is_min, void *val, double *idx);
+/* Similarity search (cuda/search.cu): the m queries q (dim x m, host, D's class) against the
+ * n columns of D, in parts on devices (a garray on one GPU: one part): dot products or
+ * cosines in the accumulator of `accum` (native or double), rounded to D's class.  k >= 0:
+ * the best min(k, n) scores of each query, largest first, NaN last, ties to the lowest index,
+ * into scores and idx (1-based), min(k, n) x m; k = -1: every score, n x m, into scores.
+ * k <= 256.  unsafe (out): a squared norm overflowed or lost precision in the accumulator,
+ * the cosines must be computed scaled. */
+typedef struct {
+    int dev;        /* CUDA ordinal; -1: the primary device (a garray on one GPU) */
+    const void *d;  /* dim x n of D's columns, device memory of dev */
+    int64_t j0, n;  /* columns j0 .. j0 + n of D */
+} gpudot_search_part;
+typedef struct {
+    const void *q;
+    int single, cosine;
+    gpudot_accum accum;
+    int64_t dim, m, n, k;
+    int nparts;
+    gpudot_search_part parts[GPUDOT_MAX_SHARDS];
+    void *scores;
+    double *idx;
+    int unsafe;
+} gpudot_search_req;
+gpudot_status gpudot_cuda_search(gpudot_search_req *r);
 gpudot_status gpudot_cuda_shards_alloc(gpudot_sharded *L, size_t es);
 void gpudot_cuda_shards_free(gpudot_sharded *L);
 gpudot_status gpudot_cuda_shards_copy(const gpudot_sharded *L, void *host, size_t es,

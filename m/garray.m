@@ -397,6 +397,17 @@ classdef garray < handle
       [varargout{1:max (nargout, 1)}] = garray.extreme ("min", nargin, varargin{:});
     endfunction
 
+    ## [b, i] = maxk (g, k, dim): the k largest along dim, largest first, NaN after every
+    ## number, equal values by the lowest index (the first k of a stable sort); mink the
+    ## smallest.  On the device for real garrays on one GPU and k <= 256
+    function varargout = maxk (varargin)
+      [varargout{1:max (nargout, 1)}] = garray.best_k ("maxk", nargin, varargin{:});
+    endfunction
+
+    function varargout = mink (varargin)
+      [varargout{1:max (nargout, 1)}] = garray.best_k ("mink", nargin, varargin{:});
+    endfunction
+
     function tf = isequaln (varargin)
       [varargin{:}] = gather (varargin{:});
       tf = isequaln (varargin{:});
@@ -647,6 +658,34 @@ classdef garray < handle
         [m, i] = feval (fn, h, [], dim);
       else
         [m, i] = __gpudot__ ("garray_minmax", x.id, dim, strcmp (fn, "min"));
+      endif
+    endfunction
+
+    function [b, i] = best_k (fn, nargs, x, k = [], dim = [])
+      if (nargs < 2 || nargs > 3)
+        error ("Octave:invalid-fun-call", "%s: call as %s (g, k) or %s (g, k, dim)", fn, fn, fn);
+      endif
+      if (! isa (x, "garray") || isa (k, "garray") || isa (dim, "garray"))
+        garray.host_only (sprintf ("%s with a garray K or DIM", fn));
+      endif
+      if (! (isnumeric (k) && isscalar (k) && isreal (k) && k >= 0 && k == fix (k) && isfinite (k)))
+        error ("gpudot:badOption", "%s: K must be a non-negative integer", fn);
+      endif
+      if (nargs < 3)
+        dim = garray.first_dim (x);
+      elseif (! (isnumeric (dim) && isscalar (dim) && isreal (dim) && dim >= 1 && dim == fix (dim)))
+        error ("gpudot:badDim", "%s: DIM must be a positive integer", fn);
+      endif
+      k = double (k);
+      dim = double (dim);
+      is_min = strcmp (fn, "mink");
+      if (x.ondevice && numel (x.devices) == 1 && ! x.cplx && k <= 256 && ! any (x.dims == 0))
+        [b, i] = __gpudot__ ("garray_topk", x.id, k, dim, is_min);
+      elseif (any (x.dims == 0))
+        h = zeros (x.dims, x.elclass);
+        [b, i] = __gpudot_topk__ (ifelse (x.cplx, complex (h), h), k, dim, is_min);
+      else
+        [b, i] = __gpudot_topk__ (gather (x), k, dim, is_min);
       endif
     endfunction
 

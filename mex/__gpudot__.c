@@ -753,6 +753,8 @@ static void dispatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (!fn)
         fn = find_op(op, gateway_garray_ops, gateway_n_garray_ops);
     if (!fn)
+        fn = find_op(op, gateway_search_ops, gateway_n_search_ops);
+    if (!fn)
         fn = find_op(op, gateway_hook_ops, gateway_n_hook_ops);
     if (!fn)
         gd_error("gpudot:badOption", "__gpudot__: unknown op \"%s\"", op);

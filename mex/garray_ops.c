@@ -17,7 +17,7 @@
 #include "registry.h"
 
 /* The registry entry of an id (a numeric scalar), or NULL. */
-static garr_t *garray_by_id(const mxArray *a)
+garr_t *garray_by_id(const mxArray *a)
 {
     return a && mxIsNumeric(a) && mxGetNumberOfElements(a) == 1
                ? registry_find((int64_t)mxGetScalar(a))

@@ -94,6 +94,9 @@ int no_device_warned(void); /* whether that warning was given */
 /* The garray operations (mex/garray_ops.c). */
 extern const gateway_op gateway_garray_ops[];
 extern const size_t gateway_n_garray_ops;
+/* maxk, mink and the search (mex/search_ops.c). */
+extern const gateway_op gateway_search_ops[];
+extern const size_t gateway_n_search_ops;
 
 /* The test and bench hooks (mex/hooks.c); the chunk length of new garrays on several GPUs
  * (__gpudot__.c; 0: GPUDOT_SHARD_CHUNK). */

@@ -33,6 +33,7 @@ void registry_release(void); /* frees every garray's device memory and the table
 /* mex/garray_ops.c: the garray a struct ("garray_id", id) names (NULL where none); whether
  * its data is on a device (one or several) */
 const garr_t *garray_of(const mxArray *a);
+garr_t *garray_by_id(const mxArray *a); /* an id (a numeric scalar) */
 int garray_live(const garr_t *g);
 
 #endif

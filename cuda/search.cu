@@ -1,0 +1,308 @@
+/*
+ * CUDA engine: similarity search.  Every column of Q (d x m, the queries) against every
+ * column of D (d x n, on the device): dot products or cosines, blocked as a GEMM is (a block
+ * a tile of BM queries x BN columns, K in steps of kSearchK through shared memory, each
+ * thread RM x RN accumulators), into a chunk of scores on the device; then either the best
+ * k of each query's scores (topk.cuh) or the scores themselves go to the host.  So the m x n
+ * scores never exist whole unless asked for; the chunks hold at most kSearchChunk bytes.
+ *
+ * A cosine's norms come from the same tiles (the first row of threads squares D's columns,
+ * the first column of threads Q's), in the accumulator.  Single data with a double
+ * accumulator cannot overflow or underflow there; otherwise a squared norm that is Inf or
+ * below kSafe[A] marks the call unsafe and the caller computes it scaled (gsearch.m).
+ * Scores are rounded to D's class before the selection, so the indices are those of a
+ * stable sort of the scores returned.
+ */
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "topk.cuh"
+
+namespace gpudot
+{
+
+/* Elements of K a tile step: 16 (64 B of a single column, one sector pair a load). */
+constexpr int kSearchK = 16;
+/* A chunk of scores on the device: 256 MB (n = 6.7e5 columns of 100 single queries). */
+constexpr size_t kSearchChunk = (size_t)256 << 20;
+
+template <typename A> struct Safe;
+template <> struct Safe<double> {
+    static constexpr double tiny = 0x1p-969; /* DBL_MIN 2^53: squares here keep 53 bits */
+};
+template <> struct Safe<float> {
+    static constexpr float tiny = 0x1p-102f; /* FLT_MIN 2^24 */
+};
+
+/* Scores of queries q0 .. q0 + BM and columns j0 .. j0 + BN: s[q nc + j] (the chunk's
+ * layout: a query's scores adjacent), D's columns from Dc (the chunk's first). */
+template <typename T, typename A, int RM, int RN, int TX>
+__global__ void __launch_bounds__(256)
+    search_tile(const T *__restrict__ Q, const T *__restrict__ Dc, int64_t d, int64_t m, int64_t nc,
+                bool cosine, bool checked, T *__restrict__ s, int *unsafe)
+{
+    constexpr int TY = 256 / TX, BM = TY * RM, BN = TX * RN;
+    __shared__ A Qs[kSearchK][BM];
+    __shared__ A Ds[kSearchK][BN];
+    __shared__ A qn[BM], dn[BN];
+    int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
+    int64_t j0 = (int64_t)blockIdx.x * BN, q0 = (int64_t)blockIdx.y * BM;
+    A acc[RM][RN] = {}, qsq[RM] = {}, dsq[RN] = {};
+    for (int64_t k0 = 0; k0 < d; k0 += kSearchK) {
+        for (int e = tid; e < kSearchK * BN; e += 256) {
+            int kk = e % kSearchK, j = e / kSearchK;
+            Ds[kk][j] = j0 + j < nc && k0 + kk < d ? (A)Dc[(j0 + j) * d + k0 + kk] : (A)0;
+        }
+        for (int e = tid; e < kSearchK * BM; e += 256) {
+            int kk = e % kSearchK, q = e / kSearchK;
+            Qs[kk][q] = q0 + q < m && k0 + kk < d ? (A)Q[(q0 + q) * d + k0 + kk] : (A)0;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < kSearchK; kk++) {
+            A a[RM], b[RN];
+#pragma unroll
+            for (int r = 0; r < RM; r++)
+                a[r] = Qs[kk][ty * RM + r];
+#pragma unroll
+            for (int c = 0; c < RN; c++)
+                b[c] = Ds[kk][tx + c * TX];
+#pragma unroll
+            for (int r = 0; r < RM; r++)
+#pragma unroll
+                for (int c = 0; c < RN; c++)
+                    acc[r][c] = fma(a[r], b[c], acc[r][c]);
+            if (cosine && ty == 0)
+#pragma unroll
+                for (int c = 0; c < RN; c++)
+                    dsq[c] = fma(b[c], b[c], dsq[c]);
+            if (cosine && tx == 0)
+#pragma unroll
+                for (int r = 0; r < RM; r++)
+                    qsq[r] = fma(a[r], a[r], qsq[r]);
+        }
+        __syncthreads();
+    }
+    if (cosine) {
+        if (ty == 0)
+#pragma unroll
+            for (int c = 0; c < RN; c++)
+                dn[tx + c * TX] = dsq[c];
+        if (tx == 0)
+#pragma unroll
+            for (int r = 0; r < RM; r++)
+                qn[ty * RM + r] = qsq[r];
+        __syncthreads();
+    }
+    bool bad = false;
+#pragma unroll
+    for (int r = 0; r < RM; r++) {
+        int64_t q = q0 + ty * RM + r;
+#pragma unroll
+        for (int c = 0; c < RN; c++) {
+            int64_t j = j0 + tx + c * TX;
+            A v = acc[r][c];
+            if (cosine) {
+                A a2 = qn[ty * RM + r], b2 = dn[tx + c * TX];
+                /* (unchecked: single data, double sums; Inf there is an Inf element) */
+                if (checked && q < m && j < nc &&
+                    (a2 > 0 && a2 < Safe<A>::tiny || b2 > 0 && b2 < Safe<A>::tiny || isinf(a2) ||
+                     isinf(b2)))
+                    bad = true;
+                v = a2 > 0 && b2 > 0 && !isinf(a2) && !isinf(b2) ? v / (sqrt(a2) * sqrt(b2))
+                                                                  : (A)NAN;
+                v = v > (A)1 ? (A)1 : v < (A)-1 ? (A)-1 : v;
+            }
+            if (q < m && j < nc)
+                s[q * nc + j] = (T)v;
+        }
+    }
+    if (bad)
+        *unsafe = 1;
+}
+
+/* the tile shape by query count: few queries waste less of a taller tile */
+template <typename T, typename A>
+static void launch_tiles(const T *Q, const T *Dc, int64_t d, int64_t m, int64_t nc, bool cosine,
+                         bool checked, T *s, int *unsafe)
+{
+    if (m <= 8) {
+        dim3 g((unsigned)((nc + 127) / 128), (unsigned)((m + 7) / 8));
+        search_tile<T, A, 2, 2, 64><<<g, 256>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
+    } else if (m <= 32) {
+        dim3 g((unsigned)((nc + 127) / 128), (unsigned)((m + 31) / 32));
+        search_tile<T, A, 4, 4, 32><<<g, 256>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
+    } else {
+        dim3 g((unsigned)((nc + 63) / 64), (unsigned)((m + 63) / 64));
+        search_tile<T, A, 4, 4, 16><<<g, 256>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
+    }
+}
+
+/* One device's part: D (device memory of E's device) against Q (host). */
+template <typename T>
+static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t n, int64_t col0,
+                                T *cand_v, int64_t *cand_i, int *unsafe)
+{
+    int64_t d = r->dim, m = r->m, k = r->k;
+    size_t es = sizeof(T);
+    int64_t nc = (int64_t)(kSearchChunk / ((size_t)m * es));
+    nc = nc < n ? nc : n;
+    nc = nc > 128 ? nc : (n < 128 ? n : 128);
+    int64_t kk = k < 0 ? 0 : (k < nc ? k : nc), chunks = n > 0 ? (n + nc - 1) / nc : 0;
+    size_t qb = (size_t)(d * m) * es, sb = (size_t)(nc * m) * es, cb = (size_t)(kk * m);
+    void *mem = nullptr;
+    CK(dev_malloc(&mem, qb + sb + cb * (es + 8) + 64), "cudaMalloc (search)");
+    int *flag = (int *)mem;
+    T *dq = (T *)((char *)mem + 64), *ds = (T *)((char *)dq + qb);
+    int64_t *ci = (int64_t *)((char *)ds + sb);
+    T *cv = (T *)(ci + cb);
+    gpudot_status st = GPUDOT_OK;
+    cudaError_t e = cudaMemset(flag, 0, sizeof(int));
+    if (e == cudaSuccess)
+        e = cudaMemcpy(dq, r->q, qb, cudaMemcpyHostToDevice);
+    bool checked = !(r->single && r->accum != GPUDOT_ACC_NATIVE);
+    int64_t *hi = kk ? (int64_t *)malloc(cb * 8) : nullptr;
+    if (kk && !hi)
+        st = GPUDOT_OUT_OF_MEMORY;
+    for (int64_t c = 0; c < chunks && e == cudaSuccess && st == GPUDOT_OK; c++) {
+        int64_t j0 = c * nc, ncc = n - j0 < nc ? n - j0 : nc;
+        if (r->single && r->accum == GPUDOT_ACC_NATIVE)
+            launch_tiles<T, float>(dq, D + j0 * d, d, m, ncc, r->cosine, checked, ds, flag);
+        else
+            launch_tiles<T, double>(dq, D + j0 * d, d, m, ncc, r->cosine, checked, ds, flag);
+        if ((e = cudaGetLastError()) != cudaSuccess)
+            break;
+        if (k < 0) { /* every score: the chunk is rows j0 .. j0 + ncc of the n x m result */
+            e = cudaMemcpy2D((T *)r->scores + col0 + j0, (size_t)r->n * es, ds, (size_t)ncc * es,
+                             (size_t)ncc * es, (size_t)m, cudaMemcpyDeviceToHost);
+            continue;
+        }
+        int64_t kc = k < ncc ? k : ncc;
+        st = topk_runs(ds, 1, ncc, m, k, false, cv, ci, 0);
+        if (st != GPUDOT_OK)
+            break;
+        /* the chunk's kc candidates of query q go to slots c kk .. of its row of cand */
+        int64_t w = chunks * kk;
+        e = cudaMemcpy2D(cand_v + c * kk, (size_t)w * es, cv, (size_t)kc * es, (size_t)kc * es,
+                         (size_t)m, cudaMemcpyDeviceToHost);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(hi, ci, (size_t)(kc * m) * 8, cudaMemcpyDeviceToHost);
+        for (int64_t q = 0; e == cudaSuccess && q < m; q++)
+            for (int64_t s = 0; s < kk; s++) {
+                /* a short last chunk: NaN after every candidate, never chosen before one */
+                if (s >= kc)
+                    cand_v[q * w + c * kk + s] = (T)NAN;
+                cand_i[q * w + c * kk + s] = s < kc ? hi[q * kc + s] + j0 : n;
+            }
+    }
+    if (e == cudaSuccess && st == GPUDOT_OK)
+        e = cudaMemcpy(unsafe, flag, sizeof(int), cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess && st == GPUDOT_OK)
+        st = fail(e, "search kernel or cudaMemcpy");
+    free(hi);
+    cudaFree(mem);
+    return st;
+}
+
+/* The candidates per query (kk a chunk of each part), in the order of their indices */
+static int64_t part_width(const gpudot_search_req *r, int64_t n, size_t es)
+{
+    if (r->k < 0 || n == 0)
+        return 0;
+    int64_t nc = (int64_t)(kSearchChunk / ((size_t)r->m * es));
+    nc = nc < n ? nc : n;
+    nc = nc > 128 ? nc : (n < 128 ? n : 128);
+    int64_t kk = r->k < nc ? r->k : nc;
+    return (n + nc - 1) / nc * kk;
+}
+
+template <typename T> static gpudot_status search(gpudot_search_req *r)
+{
+    int np = r->nparts;
+    size_t es = sizeof(T);
+    int64_t w[GPUDOT_MAX_SHARDS], at[GPUDOT_MAX_SHARDS + 1] = {0};
+    for (int p = 0; p < np; p++) {
+        w[p] = part_width(r, r->parts[p].n, es);
+        at[p + 1] = at[p] + w[p];
+    }
+    int64_t W = at[np], m = r->m;
+    T *cv = nullptr, *allv = nullptr;
+    int64_t *cidx = nullptr, *gi = nullptr;
+    if (W > 0) {
+        allv = (T *)malloc((size_t)(W * m) * es);
+        cv = (T *)malloc((size_t)(W * m) * es);
+        cidx = (int64_t *)malloc((size_t)(W * m) * 8);
+        gi = (int64_t *)malloc((size_t)(W * m) * 8);
+        if (!allv || !cv || !cidx || !gi) {
+            free(allv), free(cv), free(cidx), free(gi);
+            return GPUDOT_OUT_OF_MEMORY;
+        }
+    }
+    gpudot_status st[GPUDOT_MAX_SHARDS];
+    int unsafe[GPUDOT_MAX_SHARDS] = {0};
+    /* each part on its device at once; a part's candidates go to cv at at[p] m */
+    auto run = [&](int p) {
+        const gpudot_search_part &P = r->parts[p];
+        if (P.dev < 0)
+            use_primary();
+        st[p] = P.dev < 0 ? probe() : use_device(P.dev);
+        if (st[p] == GPUDOT_OK)
+            st[p] = search_one<T>(r, (const T *)P.d, P.n, P.j0, cv + at[p] * m, cidx + at[p] * m,
+                                  &unsafe[p]);
+    };
+    if (np == 1) {
+        run(0);
+    } else {
+        std::thread th[GPUDOT_MAX_SHARDS];
+        for (int p = 0; p < np; p++)
+            th[p] = std::thread(run, p);
+        for (int p = 0; p < np; p++)
+            th[p].join();
+    }
+    use_primary();
+    gpudot_status s = GPUDOT_OK;
+    for (int p = 0; p < np; p++) {
+        if (s == GPUDOT_OK)
+            s = st[p];
+        r->unsafe |= unsafe[p];
+    }
+    if (s == GPUDOT_OK && W > 0) {
+        /* query q's candidates in index order: part by part, each part's chunk by chunk */
+        for (int64_t q = 0; q < m; q++)
+            for (int p = 0; p < np; p++)
+                for (int64_t t = 0; t < w[p]; t++) {
+                    allv[q * W + at[p] + t] = cv[at[p] * m + q * w[p] + t];
+                    gi[q * W + at[p] + t] = cidx[at[p] * m + q * w[p] + t] + r->parts[p].j0;
+                }
+        double *pos = r->idx;
+        s = gpudot_topk_host(allv, r->single, 1, W, m, r->k, 0, r->scores, pos);
+        int64_t kk = r->k < W ? r->k : W;
+        for (int64_t q = 0; s == GPUDOT_OK && q < m; q++)
+            for (int64_t t = 0; t < kk; t++) {
+                double &x = pos[q * kk + t];
+                x = (double)(gi[q * W + (int64_t)x - 1] + 1);
+            }
+    }
+    free(allv), free(cv), free(cidx), free(gi);
+    return s;
+}
+
+} // namespace gpudot
+
+using namespace gpudot;
+
+extern "C" {
+
+gpudot_status gpudot_cuda_search(gpudot_search_req *r)
+{
+    gpudot_status st = probe();
+    if (st != GPUDOT_OK)
+        return st;
+    if (r->k > kTopkMax || r->nparts < 1 || r->nparts > GPUDOT_MAX_SHARDS)
+        return GPUDOT_BAD_OPTION;
+    return r->single ? search<float>(r) : search<double>(r);
+}
+
+} // extern "C"

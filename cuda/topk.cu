@@ -1,0 +1,237 @@
+/*
+ * CUDA engine: the best k of runs of real values (topk.cuh has the order): garray's maxk and
+ * mink, and the search's selection from each chunk of scores.
+ *
+ * Each run's elements are dealt to Lr lists (element j to list j mod Lr), each list kept
+ * sorted, best first, by one thread (pass 1); lists are then merged eight at a time until
+ * one is left a run (pass 2); the last copies it out.  Runs go in batches so that the
+ * lists never need more than kScratch bytes.  The lists lie interleaved (slot s of list l
+ * at s P + l), so neighbouring threads touch neighbouring words.
+ */
+#include <cstdlib>
+
+#include "topk.cuh"
+
+namespace gpudot
+{
+
+/* Two sets of lists (merges read one and write the other): 64 MB in all. */
+constexpr size_t kScratch = (size_t)64 << 20;
+/* Lists a launch aims for (2^17: 1024 threads on each of 128 SMs) and the fewest elements
+ * a list starts from (a list shorter than k is mostly empty slots). */
+constexpr int64_t kListsWanted = (int64_t)1 << 17;
+constexpr int64_t kListMin = 64;
+constexpr int kMergeWays = 8;
+
+/* Where the lists lie: R runs of the batch, Lr lists a run.  Runs with adjacent elements
+ * (pre = 1) keep a run's lists adjacent, so a warp reads adjacent elements of one run;
+ * strided runs put list c of adjacent runs adjacent, so a warp reads adjacent runs. */
+struct ListMap {
+    int64_t R, Lr;
+    bool run_major;
+    __device__ int64_t list(int64_t o, int64_t c) const { return run_major ? o * Lr + c : c * R + o; }
+    __device__ void of(int64_t l, int64_t &o, int64_t &c) const
+    {
+        if (run_major)
+            o = l / Lr, c = l % Lr;
+        else
+            o = l % R, c = l / R;
+    }
+};
+
+template <typename T> struct Lists {
+    T *v;
+    int64_t *i;
+    int64_t P; /* lists in all */
+};
+
+/* inserts (a, ia), known to go before the list's last slot, keeping the list sorted; w
+ * (wv, wi): the new last slot */
+template <typename T>
+__device__ void list_insert(Lists<T> L, int64_t l, int k, T a, int64_t ia, bool is_min, T &wv,
+                            int64_t &wi)
+{
+    int s = k - 1;
+    while (s > 0) {
+        T b = L.v[(s - 1) * L.P + l];
+        int64_t ib = L.i[(s - 1) * L.P + l];
+        if (!topk_before(a, ia, b, ib, is_min))
+            break;
+        L.v[s * L.P + l] = b;
+        L.i[s * L.P + l] = ib;
+        s--;
+    }
+    L.v[s * L.P + l] = a;
+    L.i[s * L.P + l] = ia;
+    wv = L.v[(k - 1) * L.P + l];
+    wi = L.i[(k - 1) * L.P + l];
+}
+
+template <typename T> __device__ void list_clear(Lists<T> L, int64_t l, int k)
+{
+    for (int s = 0; s < k; s++)
+        L.i[s * L.P + l] = -1;
+}
+
+/* pass 1: list l of the batch's runs o0 .. o0 + R takes elements c, c + Lr, ... of its run */
+template <typename T>
+__global__ void topk_deal(const T *x, int64_t pre, int64_t n, int64_t o0, ListMap M, int k,
+                          bool is_min, Lists<T> L)
+{
+    for (int64_t l = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; l < L.P;
+         l += (int64_t)gridDim.x * blockDim.x) {
+        int64_t o, c;
+        M.of(l, o, c);
+        int64_t run = o0 + o, p = run % pre, q = run / pre;
+        const T *base = x + p + q * pre * n;
+        list_clear(L, l, k);
+        T wv = 0;
+        int64_t wi = -1;
+        for (int64_t j = c; j < n; j += M.Lr) {
+            T a = base[j * pre];
+            if (topk_before(a, j, wv, wi, is_min))
+                list_insert(L, l, k, a, j, is_min, wv, wi);
+        }
+    }
+}
+
+/* pass 2: output list c' of run o merges input lists c' F .. c' F + F - 1 of run o (each
+ * sorted: the first slot that does not go before the last kept ends that list) */
+template <typename T>
+__global__ void topk_merge(Lists<T> in, ListMap Mi, Lists<T> out, ListMap Mo, int k, bool is_min)
+{
+    for (int64_t l = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; l < out.P;
+         l += (int64_t)gridDim.x * blockDim.x) {
+        int64_t o, c;
+        Mo.of(l, o, c);
+        list_clear(out, l, k);
+        T wv = 0;
+        int64_t wi = -1;
+        for (int64_t ci = c * kMergeWays; ci < Mi.Lr && ci < c * kMergeWays + kMergeWays; ci++) {
+            int64_t li = Mi.list(o, ci);
+            for (int s = 0; s < k; s++) {
+                T a = in.v[s * in.P + li];
+                int64_t ia = in.i[s * in.P + li];
+                if (ia < 0 || !topk_before(a, ia, wv, wi, is_min))
+                    break;
+                list_insert(out, l, k, a, ia, is_min, wv, wi);
+            }
+        }
+    }
+}
+
+/* the batch's one list a run, to val and idx laid out pre x k x post */
+template <typename T>
+__global__ void topk_out(Lists<T> L, ListMap M, int64_t pre, int64_t o0, int k, T *val,
+                         int64_t *idx)
+{
+    int64_t total = M.R * k;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total;
+         t += (int64_t)gridDim.x * blockDim.x) {
+        int64_t o = t / k, s = t % k, run = o0 + o;
+        int64_t p = run % pre, q = run / pre, l = M.list(o, 0);
+        int64_t at = p + s * pre + q * pre * k;
+        val[at] = L.v[s * L.P + l];
+        idx[at] = L.i[s * L.P + l];
+    }
+}
+
+static unsigned grid_for(int64_t threads)
+{
+    int64_t b = (threads + kThreads - 1) / kThreads;
+    return (unsigned)(b < 65535 * 16 ? (b > 0 ? b : 1) : 65535 * 16);
+}
+
+template <typename T>
+gpudot_status topk_runs(const T *x, int64_t pre, int64_t n, int64_t post, int64_t k, bool is_min,
+                        T *val, int64_t *idx, cudaStream_t stream)
+{
+    int64_t runs = pre * post, kk = k < n ? k : n;
+    if (runs == 0 || kk == 0)
+        return GPUDOT_OK;
+    int64_t slot = (int64_t)(sizeof(T) + sizeof(int64_t));
+    int64_t most = (int64_t)(kScratch / 2) / (kk * slot); /* lists one set may hold */
+    if (most < 1)
+        most = 1;
+    int64_t per = kListMin > kk ? kListMin : kk;
+    int64_t Lr = (n + per - 1) / per, want = kListsWanted / runs;
+    Lr = Lr < want ? Lr : want;
+    Lr = Lr < most ? Lr : most;
+    Lr = Lr > 0 ? Lr : 1;
+    int64_t R = most / Lr < runs ? most / Lr : runs;
+    void *scratch = nullptr;
+    CK(dev_malloc(&scratch, (size_t)(2 * R * Lr * kk * slot)), "cudaMalloc (maxk/mink)");
+    Lists<T> a{(T *)scratch, nullptr, 0}, b{nullptr, nullptr, 0};
+    a.i = (int64_t *)(a.v + R * Lr * kk);
+    b.v = (T *)(a.i + R * Lr * kk);
+    b.i = (int64_t *)(b.v + R * Lr * kk);
+    cudaError_t e = cudaSuccess;
+    for (int64_t o0 = 0; o0 < runs && e == cudaSuccess; o0 += R) {
+        int64_t Rb = runs - o0 < R ? runs - o0 : R;
+        ListMap M{Rb, Lr, pre == 1};
+        a.P = Rb * Lr;
+        topk_deal<T><<<grid_for(a.P), kThreads, 0, stream>>>(x, pre, n, o0, M, (int)kk, is_min, a);
+        while (M.Lr > 1) {
+            ListMap Mo{Rb, (M.Lr + kMergeWays - 1) / kMergeWays, M.run_major};
+            b.P = Rb * Mo.Lr;
+            topk_merge<T><<<grid_for(b.P), kThreads, 0, stream>>>(a, M, b, Mo, (int)kk, is_min);
+            Lists<T> t = a;
+            a = b, b = t, M = Mo;
+        }
+        topk_out<T><<<grid_for(Rb * kk), kThreads, 0, stream>>>(a, M, pre, o0, (int)kk, val, idx);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(stream);
+    cudaFree(scratch);
+    if (e != cudaSuccess)
+        return fail(e, "maxk/mink kernel");
+    return GPUDOT_OK;
+}
+
+template gpudot_status topk_runs<float>(const float *, int64_t, int64_t, int64_t, int64_t, bool,
+                                        float *, int64_t *, cudaStream_t);
+template gpudot_status topk_runs<double>(const double *, int64_t, int64_t, int64_t, int64_t, bool,
+                                         double *, int64_t *, cudaStream_t);
+
+} // namespace gpudot
+
+using namespace gpudot;
+
+extern "C" {
+
+gpudot_status gpudot_cuda_topk(const void *x, int single, int64_t pre, int64_t n, int64_t post,
+                               int64_t k, int is_min, void *val, double *idx)
+{
+    gpudot_status st = probe();
+    int64_t kk = k < n ? k : n;
+    if (st != GPUDOT_OK || pre * post * kk == 0)
+        return st;
+    if (k > kTopkMax)
+        return GPUDOT_BAD_OPTION;
+    size_t es = single ? 4 : 8, m = (size_t)(pre * post * kk);
+    void *out = nullptr;
+    CK(dev_malloc(&out, m * (es + 8)), "cudaMalloc (maxk/mink)");
+    int64_t *di = (int64_t *)out;
+    void *dv = di + m;
+    st = single ? topk_runs((const float *)x, pre, n, post, k, is_min != 0, (float *)dv, di, 0)
+                : topk_runs((const double *)x, pre, n, post, k, is_min != 0, (double *)dv, di, 0);
+    int64_t *hi = nullptr;
+    if (st == GPUDOT_OK && !(hi = (int64_t *)malloc(m * 8)))
+        st = GPUDOT_OUT_OF_MEMORY;
+    if (st == GPUDOT_OK) {
+        cudaError_t e = cudaMemcpy(val, dv, m * es, cudaMemcpyDeviceToHost);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(hi, di, m * 8, cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess)
+            st = fail(e, "cudaMemcpy (maxk/mink)");
+    }
+    if (st == GPUDOT_OK)
+        for (size_t t = 0; t < m; t++)
+            idx[t] = (double)(hi[t] + 1);
+    free(hi);
+    cudaFree(out);
+    return st;
+}
+
+} // extern "C"

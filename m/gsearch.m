@@ -1,0 +1,263 @@
+## Copyright (C) 2026 gpudot developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {} {[@var{S}, @var{I}] =} gsearch (@var{Q}, @var{D}, @var{k})
+## @deftypefnx {} {@var{S} =} gsearch (@var{Q}, @var{D})
+## @deftypefnx {} {@dots{} =} gsearch (@dots{}, @var{name}, @var{value})
+## Similarity search: every column of @var{Q} (the queries, d x m) against every column
+## of @var{D} (d x n), the best @var{k} of each query.
+##
+## @example
+## @group
+## D = garray (single (randn (768, 1e6)));   # embeddings, copied to the GPU once
+## Q = single (randn (768, 100));            # 100 queries
+## [S, I] = gsearch (Q, D, 10);              # 10 x 100: best cosines, their columns
+## @end group
+## @end example
+##
+## @var{S}(:, j) holds the @var{k} largest cosine similarities of query j, largest first,
+## and @var{I}(:, j) the columns of @var{D} they belong to: the first @var{k} of a stable
+## sort of the scores, so equal scores go to the lowest column.  NaN scores (a zero
+## column, or NaN or Inf elements) come after every number.  A @var{k} above n gives all
+## n, @var{k} = 0 empty results.  Without @var{k}, @var{S} is every score, n x m
+## (@code{gcosine (Q(:, j), D)'} is its column j).
+##
+## On the GPU, for a garray @var{D}, the scores are computed in blocks as a matrix product
+## is, with @var{D} read once for all the queries, and the best @var{k} are chosen on
+## the device: the n x m scores never reach the host (nor exist whole on the device).
+## A garray on several GPUs is searched on all of them at once, the same answer for any
+## list of devices.  On the CPU engine the scores come from the BLAS Octave loads (dgemm
+## or sgemm, a block of columns at a time) and a partial selection picks the best.
+##
+## Shapes follow @code{gcosine}'s columns-as-vectors convention.  The statistics
+## package's @code{[Idx, Dist] = knnsearch (X, Y, "K", k, "Distance", "cosine")} is
+## @code{[S, I] = gsearch (Y', X', k)} with @code{Idx = I'} and @code{Dist = 1 - S'},
+## and @code{pdist2 (X, Y, "cosine")} is @code{1 - gsearch (Y', X')}.
+##
+## Options, names and values in any case:
+## @table @asis
+## @item @qcode{"metric"}
+## @qcode{"cosine"} (default) or @qcode{"dot"} (@code{dot (Q(:, j), D(:, i))}, the
+## largest first).
+## @item @qcode{"accum"}
+## @qcode{"double"} (default: products of singles are exact in double),
+## @qcode{"native"} (single in single; no TF32) or @qcode{"compensated"} (as
+## @code{gdot}'s; computed query by query).  Scores are rounded to @var{D}'s class.
+## @item @qcode{"device"}
+## @qcode{"auto"} (default: garrays on the GPU, host arrays on the CPU engine),
+## @qcode{"gpu"}, @qcode{"cpu"}.
+## @end table
+##
+## @var{Q} and @var{D} are real single or double matrices (or garrays) with the same
+## number of rows; the queries are converted to @var{D}'s class, and the results have it.
+## Cosines of huge or tiny vectors are scaled as @code{gcosine}'s are.
+##
+## Errors (identifiers): @code{gpudot:badType}, @code{gpudot:sizeMismatch} (rows of
+## @var{Q} and @var{D} differ), @code{gpudot:badOption} (a @var{k} that is not a
+## non-negative integer, an unknown option), @code{gpudot:noDevice},
+## @code{gpudot:outOfMemory}, @code{gpudot:cuda}.
+##
+## @seealso{gcosine, gdot, garray, maxk}
+## @end deftypefn
+
+function [S, I] = gsearch (Q, D, varargin)
+
+  if (nargin < 2)
+    print_usage ();
+  endif
+  k = [];
+  if (numel (varargin) > 0 && ! ischar (varargin{1}))
+    k = varargin{1};
+    varargin(1) = [];
+    if (! (isnumeric (k) && isscalar (k) && isreal (k) && k >= 0 && k == fix (k) && isfinite (k)))
+      error ("gpudot:badOption", "gsearch: K must be a non-negative integer");
+    endif
+    k = double (k);
+  endif
+  [cosine, accum, device] = options (varargin);
+  [Q, D, cls, d, n] = operands (Q, D);
+  m = columns (Q);
+  on_gpu = isa (D, "garray") && D.ondevice;
+  if (strcmp (device, "cpu"))
+    on_gpu = false;
+  elseif (strcmp (device, "gpu") && ! on_gpu)
+    if (! gpudot_gpu_available ())
+      error ("gpudot:noDevice", "gsearch: \"device\", \"gpu\": no usable CUDA device");
+    endif
+    D = garray (D);
+    on_gpu = true;
+  endif
+  if (! on_gpu && isa (D, "garray"))
+    D = gather (D);
+  endif
+
+  I = [];
+  if (! on_gpu && ! strcmp (accum, "compensated"))
+    [S, I] = on_cpu (Q, D, k, cosine, accum, cls, n, m);
+    return;
+  endif
+  unsafe = true;
+  if (on_gpu && ! strcmp (accum, "compensated") && ! (numel (D.devices) > 1 && n == 1))
+    ## the best k on the device where it can choose them (k <= 256), else every score
+    kd = ifelse (isempty (k) || k > 256, -1, k);
+    [S, I, unsafe] = __gpudot__ ("garray_search", Q, D.id, kd, cosine, strcmp (accum, "native"));
+    if (! unsafe && kd == ifelse (isempty (k), -1, k))
+      return;
+    endif
+  endif
+  if (unsafe)
+    S = by_query (Q, D, n, cosine, accum);
+  endif
+  if (! isempty (k))
+    [S, I] = __gpudot_topk__ (S, k, 1, false);
+  endif
+
+endfunction
+
+function [cosine, accum, device] = options (args)
+  cosine = true;
+  accum = "double";
+  device = "auto";
+  if (mod (numel (args), 2))
+    error ("gpudot:badOption", "gsearch: options come in name, value pairs");
+  endif
+  for a = 1:2:numel (args)
+    name = args{a};
+    val = args{a+1};
+    if (! ischar (name) || ! ischar (val))
+      error ("gpudot:badOption", "gsearch: option names and values are strings");
+    endif
+    switch (lower (name))
+      case "metric"
+        if (! any (strcmpi (val, {"cosine", "dot"})))
+          error ("gpudot:badOption", "gsearch: \"metric\" is \"cosine\" or \"dot\", not \"%s\"", val);
+        endif
+        cosine = strcmpi (val, "cosine");
+      case "accum"
+        if (! any (strcmpi (val, {"double", "native", "compensated"})))
+          error ("gpudot:badOption",
+                 "gsearch: \"accum\" is \"double\", \"native\" or \"compensated\", not \"%s\"", val);
+        endif
+        accum = lower (val);
+      case "device"
+        if (! any (strcmpi (val, {"auto", "gpu", "cpu"})))
+          error ("gpudot:badOption", "gsearch: \"device\" is \"auto\", \"gpu\" or \"cpu\", not \"%s\"", val);
+        endif
+        device = lower (val);
+      otherwise
+        error ("gpudot:badOption", "gsearch: unknown option \"%s\"", name);
+    endswitch
+  endfor
+endfunction
+
+## Q (host, D's class) and D (a garray or a host array) checked
+function [Q, D, cls, d, n] = operands (Q, D)
+  if (isa (Q, "garray"))
+    Q = gather (Q);
+  endif
+  if (isa (D, "garray"))
+    cls = D.elclass;
+    cx = D.cplx;
+    sz = D.dims;
+  else
+    if (! (isnumeric (D) || islogical (D)) || issparse (D))
+      error ("gpudot:badType", "gsearch: D must be a real single or double matrix or garray");
+    endif
+    cls = ifelse (isa (D, "single"), "single", "double");
+    cx = iscomplex (D);
+    sz = size (D);
+    D = cast (D, cls);
+  endif
+  if (! (isnumeric (Q) || islogical (Q)) || issparse (Q) || iscomplex (Q) || cx)
+    error ("gpudot:badType", "gsearch: Q and D must be real (full) arrays");
+  endif
+  if (numel (sz) > 2 || ndims (Q) > 2)
+    error ("gpudot:badType", "gsearch: Q and D must be matrices (columns: vectors)");
+  endif
+  d = sz(1);
+  n = sz(2);
+  if (rows (Q) != d)
+    error ("gpudot:sizeMismatch", "gsearch: Q has %d rows, D %d: columns are the vectors",
+           rows (Q), d);
+  endif
+  Q = cast (Q, cls);
+endfunction
+
+## Every score, a query at a time through gcosine or gdot (scaled, any mode): n x m
+function S = by_query (Q, D, n, cosine, accum)
+  fn = ifelse (cosine, @gcosine, @gdot);
+  cls = class (Q);
+  S = zeros (n, columns (Q), cls);
+  dev = ifelse (isa (D, "garray"), "auto", "cpu");
+  for j = 1:columns (Q)
+    if (n > 0)
+      S(:, j) = fn (Q(:, j), D, 1, "accum", accum, "device", dev);
+    endif
+  endfor
+endfunction
+
+## The CPU engine: scores of a block of columns at a time from the BLAS, the best k kept
+function [S, I] = on_cpu (Q, D, k, cosine, accum, cls, n, m)
+  A = ifelse (strcmp (accum, "native"), cls, "double");
+  Qa = cast (Q, A);
+  if (cosine)
+    q2 = sumsq (Qa, 1);
+  endif
+  block = max (1, floor (2^23 / max (m, 1)));      # 64 MB of double scores a block
+  if (isempty (k))
+    S = zeros (n, m, cls);
+  else
+    S = zeros (0, m, cls);
+    I = zeros (0, m);
+  endif
+  for j0 = 1:block:max (n, 1)
+    j1 = min (n, j0 + block - 1);
+    Db = cast (D(:, j0:j1), A);
+    Sb = Db' * Qa;
+    if (cosine)
+      d2 = sumsq (Db, 1)';
+      if (unsafe (q2, d2, cls, A))
+        Sb = by_query (Q, D(:, j0:j1), j1 - j0 + 1, cosine, accum);
+      else
+        ok = d2 > 0 & isfinite (d2) & q2 > 0 & isfinite (q2);
+        Sb = Sb ./ (sqrt (d2) .* sqrt (q2));
+        Sb(! ok) = NaN;
+        Sb(Sb > 1) = 1;      # (min and max would turn NaN into a number)
+        Sb(Sb < -1) = -1;
+      endif
+    endif
+    Sb = cast (Sb, cls);
+    if (isempty (k))
+      S(j0:j1, :) = Sb;
+    else
+      [v, i] = __gpudot_topk__ (Sb, k, 1, false);
+      [S, p] = __gpudot_topk__ ([S; v], k, 1, false);
+      Ib = [I; i + j0 - 1];
+      I = Ib(sub2ind (size (Ib), p, repmat (1:m, rows (p), 1)));
+    endif
+  endfor
+  if (isempty (k))
+    I = [];
+  endif
+endfunction
+
+## Whether a squared norm overflowed or lost precision in the accumulator (single data
+## summed in double cannot: there Inf comes from an Inf element)
+function tf = unsafe (q2, d2, cls, A)
+  if (strcmp (cls, "single") && strcmp (A, "double"))
+    tf = false;
+    return;
+  endif
+  tiny = ifelse (strcmp (A, "double"), 2^-969, 2^-102);
+  tf = any (isinf ([q2(:); d2(:)])) || any ((q2(:) > 0 & q2(:) < tiny)) || any (d2(:) > 0 & d2(:) < tiny);
+endfunction
+
+%!test
+%! D = [1 0 1; 0 1 1];
+%! [S, I] = gsearch ([1; 0], D, 2);
+%! assert (I, [1; 3]);
+%! assert (S, [1; 1 / sqrt(2)], 4 * eps);
+%!assert (gsearch ([1; 0], [1 0 1; 0 1 1]), [1; 0; 1 / sqrt(2)], 4 * eps)
+%!error <K must be> gsearch ([1; 0], [1; 0], -1)
+%!error <rows> gsearch ([1; 0; 0], [1; 0], 1)

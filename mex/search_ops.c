@@ -1,0 +1,183 @@
+/*
+ * __gpudot__'s selection and search operations (gsearch.m and garray's maxk and mink call
+ * them; arguments are checked there, with the caller's name):
+ *
+ *   [v, i] = __gpudot__ ("topk", x, k, dim, is_min)         host x: the CPU engine
+ *   [v, i] = __gpudot__ ("garray_topk", id, k, dim, is_min) a garray on one GPU, k <= 256
+ *   [S, I, unsafe] = __gpudot__ ("garray_search", Q, id, k, cosine, native)
+ *       Q (dim x m, D's class) against garray id (dim x n, one GPU or several): the best
+ *       k <= 256 scores and indices of each query (k x m), or every score (k = -1: n x m)
+ */
+#include <math.h>
+#include <string.h>
+
+#include "gateway.h"
+#include "registry.h"
+
+/* x seen as pre x n x post along dim; odims: x's extents with len at dim (past x's
+ * dimensions too: *ond of them) */
+static void split_at(int nd, const mwSize *dims, int64_t dim, mwSize len, int64_t *pre,
+                     int64_t *n, int64_t *post, mwSize *odims, int *ond)
+{
+    *pre = *n = *post = 1;
+    *ond = dim > nd ? (int)dim : nd;
+    for (int j = 0; j < *ond; j++) {
+        mwSize e = j < nd ? dims[j] : 1;
+        odims[j] = e;
+        if (j + 1 < dim)
+            *pre *= (int64_t)e;
+        else if (j + 1 == dim)
+            *n = (int64_t)e, odims[j] = len;
+        else
+            *post *= (int64_t)e;
+    }
+}
+
+static double scalar_arg(const mxArray *a, double bad)
+{
+    return a && mxIsNumeric(a) && !mxIsComplex(a) && mxGetNumberOfElements(a) == 1 ? mxGetScalar(a)
+                                                                                   : bad;
+}
+
+static int flag_arg(const mxArray *a)
+{
+    return mxIsLogicalScalarTrue(a) || scalar_arg(a, 0) != 0;
+}
+
+/* k and dim as the callers pass them: whole numbers, k >= 0 (Inf: all), dim >= 1 */
+static void k_dim(const mxArray *ka, const mxArray *da, const char *op, int64_t *k, int64_t *dim)
+{
+    double kv = scalar_arg(ka, -1), dv = scalar_arg(da, 0);
+    if (!(kv >= 0) || (kv != floor(kv) && !isinf(kv)) || !(dv >= 1) || dv != floor(dv) ||
+        dv > MAXDIMS)
+        gd_error("gpudot:badOption", "__gpudot__: %s takes K >= 0 and DIM >= 1", op);
+    *k = kv > 9e18 ? INT64_MAX : (int64_t)kv;
+    *dim = (int64_t)dv;
+}
+
+static void two_out(int nlhs, mxArray *plhs[], mxArray *v, mxArray *i)
+{
+    plhs[0] = v;
+    if (nlhs > 1)
+        plhs[1] = i;
+    else
+        mxDestroyArray(i);
+}
+
+/* [v, i] = __gpudot__ ("topk", x, k, dim, is_min) */
+static void op_topk(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    if (nrhs != 5 || !(mxIsDouble(prhs[1]) || mxIsSingle(prhs[1])) || mxIsComplex(prhs[1]) ||
+        mxIsSparse(prhs[1]))
+        gd_error("gpudot:badType", "__gpudot__: topk takes a real single or double array");
+    int64_t k, dim, pre, n, post;
+    k_dim(prhs[2], prhs[3], "topk", &k, &dim);
+    const mxArray *x = prhs[1];
+    int nd = (int)mxGetNumberOfDimensions(x), ond;
+    const mwSize *dims = mxGetDimensions(x);
+    mwSize odims[MAXDIMS];
+    split_at(nd, dims, dim, 0, &pre, &n, &post, odims, &ond);
+    int64_t kk = k < n ? k : n;
+    odims[dim - 1] = (mwSize)kk;
+    int single = mxIsSingle(x);
+    void *val;
+    mxArray *v = make_out(ond, odims, single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, 0, &val);
+    mxArray *i = mxCreateNumericArray((mwSize)ond, odims, mxDOUBLE_CLASS, mxREAL);
+    gpudot_status st = gpudot_topk_host(mxGetData(x), single, pre, n, post, kk,
+                                        flag_arg(prhs[4]), val, mxGetDoubles(i));
+    if (st != GPUDOT_OK) {
+        mxDestroyArray(v);
+        mxDestroyArray(i);
+        raise_status(flag_arg(prhs[4]) ? "mink" : "maxk", st, NULL);
+    }
+    two_out(nlhs, plhs, v, i);
+}
+
+/* [v, i] = __gpudot__ ("garray_topk", id, k, dim, is_min) */
+static void op_garray_topk(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    const garr_t *g = nrhs == 5 ? garray_by_id(prhs[1]) : NULL;
+    if (!g || !g->d || g->cplx)
+        gd_error("gpudot:badType", "__gpudot__: garray_topk takes a real garray on one GPU");
+    int64_t k, dim, pre, n, post;
+    k_dim(prhs[2], prhs[3], "garray_topk", &k, &dim);
+    int is_min = flag_arg(prhs[4]), ond;
+    mwSize odims[MAXDIMS];
+    split_at(g->nd, g->dims, dim, 0, &pre, &n, &post, odims, &ond);
+    int64_t kk = k < n ? k : n;
+    odims[dim - 1] = (mwSize)kk;
+    void *val;
+    mxArray *v = make_out(ond, odims, g->single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, 0, &val);
+    mxArray *i = mxCreateNumericArray((mwSize)ond, odims, mxDOUBLE_CLASS, mxREAL);
+    gpudot_status st =
+        gpudot_cuda_topk(g->d, g->single, pre, n, post, kk, is_min, val, mxGetDoubles(i));
+    if (st != GPUDOT_OK) {
+        mxDestroyArray(v);
+        mxDestroyArray(i);
+        raise_status(is_min ? "mink" : "maxk", st, gpudot_cuda_last_error());
+    }
+    two_out(nlhs, plhs, v, i);
+}
+
+/* [S, I, unsafe] = __gpudot__ ("garray_search", Q, id, k, cosine, native) */
+static void op_garray_search(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    const garr_t *g = nrhs == 6 ? garray_by_id(prhs[2]) : NULL;
+    const mxArray *Q = nrhs == 6 ? prhs[1] : NULL;
+    if (!garray_live(g) || g->cplx || g->nd != 2 ||
+        !(g->single ? mxIsSingle(Q) : mxIsDouble(Q)) || mxIsComplex(Q) || mxIsSparse(Q) ||
+        mxGetNumberOfDimensions(Q) != 2 || (int64_t)mxGetM(Q) != (int64_t)g->dims[0])
+        gd_error("gpudot:badType", "__gpudot__: garray_search takes Q (dim x m, D's class) and "
+                                   "a real garray D (dim x n) on the GPU");
+    double kv = scalar_arg(prhs[3], -2);
+    if (!(kv >= -1) || kv != floor(kv) || kv > 256)
+        gd_error("gpudot:badOption", "__gpudot__: garray_search takes k from 0 to 256, or -1");
+    gpudot_search_req r;
+    memset(&r, 0, sizeof r);
+    r.q = mxGetData(Q);
+    r.single = g->single;
+    r.cosine = flag_arg(prhs[4]);
+    r.accum = flag_arg(prhs[5]) ? GPUDOT_ACC_NATIVE : GPUDOT_ACC_DOUBLE;
+    r.dim = (int64_t)g->dims[0];
+    r.m = (int64_t)mxGetN(Q);
+    r.n = (int64_t)g->dims[1];
+    r.k = (int64_t)kv;
+    if (g->sh) {
+        for (int p = 0; p < g->sh->n; p++) {
+            const gpudot_shard *s = &g->sh->s[p];
+            if (s->an > 0 && s->kn != r.dim) /* a vector on several GPUs: cut along its rows */
+                gd_error("gpudot:gatherFirst", "__gpudot__: garray_search needs D's columns whole");
+            r.parts[r.nparts++] = (gpudot_search_part){s->dev, s->d, s->a0, s->an};
+        }
+    } else {
+        r.parts[r.nparts++] = (gpudot_search_part){-1, g->d, 0, r.n};
+    }
+    int64_t rows = r.k < 0 ? r.n : (r.k < r.n ? r.k : r.n);
+    void *sv;
+    mwSize od[2] = {(mwSize)rows, (mwSize)r.m};
+    mxArray *S = make_out(2, od, g->single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, 0, &sv);
+    mxArray *I = mxCreateNumericMatrix(r.k < 0 ? 0 : (mwSize)rows, (mwSize)r.m, mxDOUBLE_CLASS,
+                                       mxREAL);
+    r.scores = sv;
+    r.idx = mxGetDoubles(I);
+    gpudot_status st = rows * r.m > 0 ? gpudot_cuda_search(&r) : GPUDOT_OK;
+    if (st != GPUDOT_OK) {
+        mxDestroyArray(S);
+        mxDestroyArray(I);
+        raise_status("gsearch", st, gpudot_cuda_last_error());
+    }
+    plhs[0] = S;
+    if (nlhs > 1)
+        plhs[1] = I;
+    else
+        mxDestroyArray(I);
+    if (nlhs > 2)
+        plhs[2] = mxCreateLogicalScalar(r.unsafe != 0);
+}
+
+const gateway_op gateway_search_ops[] = {
+    {"topk", op_topk},
+    {"garray_topk", op_garray_topk},
+    {"garray_search", op_garray_search},
+};
+const size_t gateway_n_search_ops = sizeof gateway_search_ops / sizeof *gateway_search_ops;
