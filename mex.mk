@@ -58,7 +58,7 @@ CUDA_HOST := engine plan ring spread shards gather minmax topk search ladder
 CUDA_HEADERS := $(SRC)/cuda/launch.cuh $(SRC)/cuda/reduce_kernels.cuh $(SRC)/cuda/ops.cuh $(SRC)/cuda/tuning.h \
                 $(ENGINE_HEADERS)
 ENGINE_OBJS := $(OBJ)/gpudot_common.o $(OBJ)/gpudot_pool.o $(OBJ)/gpudot_cpu.o $(OBJ)/gpudot_cpu_ops.o $(OBJ)/gpudot_pack.o \
-               $(OBJ)/gpudot_topk.o
+               $(OBJ)/gpudot_topk.o $(OBJ)/gpudot_search.o
 ifeq ($(HAVE_NVCC),yes)
 ENGINE_OBJS += $(foreach f,$(CUDA_HOST),$(OBJ)/$(f).o) $(foreach k,$(KERNEL_PAIRS),$(OBJ)/kernels_$(k).o)
 ENGINE_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++

@@ -36,6 +36,80 @@ template <> struct Safe<float> {
     static constexpr float tiny = 0x1p-102f; /* FLT_MIN 2^24 */
 };
 
+/* A score from its sums: the dot product, or the cosine (a2, b2: the squared norms), NaN
+ * for a zero vector or an Inf element, clamped to [-1, 1]; bad: where checked, set if a
+ * squared norm overflowed or lost precision in the accumulator */
+template <typename A>
+__device__ __forceinline__ A score(A dot, A a2, A b2, bool cosine, bool checked, bool &bad)
+{
+    if (!cosine)
+        return dot;
+    if (checked && (a2 > 0 && a2 < Safe<A>::tiny || b2 > 0 && b2 < Safe<A>::tiny || isinf(a2) ||
+                    isinf(b2)))
+        bad = true;
+    A v = a2 > 0 && b2 > 0 && !isinf(a2) && !isinf(b2) ? dot / (sqrt(a2) * sqrt(b2)) : (A)NAN;
+    return v > (A)1 ? (A)1 : v < (A)-1 ? (A)-1 : v;
+}
+
+/* Few queries (M of them, at most kFewQueries): a warp a column, adjacent lanes on adjacent
+ * elements, so D is read once and coalesced at the speed of a dot product; the queries
+ * from shared memory (M x d, in the accumulator); the warp's sums combined by a butterfly
+ * of shuffles (a fixed order). */
+constexpr int kFewQueries = 4;
+template <typename T, typename A, int M>
+__global__ void __launch_bounds__(256)
+    search_few(const T *__restrict__ Q, const T *__restrict__ Dc, int64_t d, int64_t m, int64_t nc,
+               bool cosine, bool checked, T *__restrict__ s, int *unsafe)
+{
+    extern __shared__ unsigned char few_smem[];
+    A *qs = (A *)few_smem, *qn = qs + M * d;
+    for (int64_t e = threadIdx.x; e < M * d; e += blockDim.x)
+        qs[e] = e < m * d ? (A)Q[e] : (A)0;
+    __syncthreads();
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (warp == 0) {
+        for (int r = 0; r < M; r++) {
+            A a2 = 0;
+            for (int64_t k = lane; k < d; k += 32)
+                a2 = fma(qs[r * d + k], qs[r * d + k], a2);
+            for (int o = 16; o > 0; o >>= 1)
+                a2 += __shfl_xor_sync(0xffffffffu, a2, o);
+            if (lane == 0)
+                qn[r] = a2;
+        }
+    }
+    __syncthreads();
+    bool bad = false;
+    for (int64_t j = (int64_t)blockIdx.x * 8 + warp; j < nc; j += (int64_t)gridDim.x * 8) {
+        const T *col = Dc + j * d;
+        A acc[M], b2 = 0;
+#pragma unroll
+        for (int r = 0; r < M; r++)
+            acc[r] = 0;
+#pragma unroll 4
+        for (int64_t k = lane; k < d; k += 32) {
+            A x = (A)col[k];
+            b2 = fma(x, x, b2);
+#pragma unroll
+            for (int r = 0; r < M; r++)
+                acc[r] = fma(qs[r * d + k], x, acc[r]);
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            b2 += __shfl_xor_sync(0xffffffffu, b2, o);
+#pragma unroll
+            for (int r = 0; r < M; r++)
+                acc[r] += __shfl_xor_sync(0xffffffffu, acc[r], o);
+        }
+        if (lane == 0)
+#pragma unroll
+            for (int r = 0; r < M; r++)
+                if (r < m)
+                    s[r * nc + j] = (T)score(acc[r], qn[r], b2, cosine, checked, bad);
+    }
+    if (bad)
+        *unsafe = 1;
+}
+
 /* Scores of queries q0 .. q0 + BM and columns j0 .. j0 + BN: s[q nc + j] (the chunk's
  * layout: a query's scores adjacent), D's columns from Dc (the chunk's first). */
 template <typename T, typename A, int RM, int RN, int TX>
@@ -103,18 +177,8 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
         for (int c = 0; c < RN; c++) {
             int64_t j = j0 + tx + c * TX;
-            A v = acc[r][c];
-            if (cosine) {
-                A a2 = qn[ty * RM + r], b2 = dn[tx + c * TX];
-                /* (unchecked: single data, double sums; Inf there is an Inf element) */
-                if (checked && q < m && j < nc &&
-                    (a2 > 0 && a2 < Safe<A>::tiny || b2 > 0 && b2 < Safe<A>::tiny || isinf(a2) ||
-                     isinf(b2)))
-                    bad = true;
-                v = a2 > 0 && b2 > 0 && !isinf(a2) && !isinf(b2) ? v / (sqrt(a2) * sqrt(b2))
-                                                                  : (A)NAN;
-                v = v > (A)1 ? (A)1 : v < (A)-1 ? (A)-1 : v;
-            }
+            A v = score(acc[r][c], qn[ty * RM + r], dn[tx + c * TX], cosine,
+                        checked && q < m && j < nc, bad);
             if (q < m && j < nc)
                 s[q * nc + j] = (T)v;
         }
@@ -128,7 +192,18 @@ template <typename T, typename A>
 static void launch_tiles(const T *Q, const T *Dc, int64_t d, int64_t m, int64_t nc, bool cosine,
                          bool checked, T *s, int *unsafe)
 {
-    if (m <= 8) {
+    size_t few = (size_t)(kFewQueries * d + kFewQueries) * sizeof(A);
+    if (m <= kFewQueries && few <= 48 * 1024) {
+        int64_t b = (nc + 7) / 8;
+        unsigned g = (unsigned)(b < 132 * 16 ? b : 132 * 16);
+        size_t sm = (size_t)((m <= 2 ? m : 4) * d + 4) * sizeof(A);
+        if (m == 1)
+            search_few<T, A, 1><<<g, 256, sm>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
+        else if (m == 2)
+            search_few<T, A, 2><<<g, 256, sm>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
+        else
+            search_few<T, A, 4><<<g, 256, sm>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
+    } else if (m <= 8) {
         dim3 g((unsigned)((nc + 127) / 128), (unsigned)((m + 7) / 8));
         search_tile<T, A, 2, 2, 64><<<g, 256>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
     } else if (m <= 32) {
@@ -151,13 +226,15 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
     nc = nc < n ? nc : n;
     nc = nc > 128 ? nc : (n < 128 ? n : 128);
     int64_t kk = k < 0 ? 0 : (k < nc ? k : nc), chunks = n > 0 ? (n + nc - 1) / nc : 0;
-    size_t qb = (size_t)(d * m) * es, sb = (size_t)(nc * m) * es, cb = (size_t)(kk * m);
+    /* one allocation: the flag, Q, the chunk's scores, its candidates, each 256-aligned */
+    auto up = [](size_t b) { return (b + 255) / 256 * 256; };
+    size_t qb = up((size_t)(d * m) * es), sb = up((size_t)(nc * m) * es), cb = (size_t)(kk * m);
     void *mem = nullptr;
-    CK(dev_malloc(&mem, qb + sb + cb * (es + 8) + 64), "cudaMalloc (search)");
+    CK(dev_malloc(&mem, 256 + qb + sb + up(cb * 8) + cb * es), "cudaMalloc (search)");
     int *flag = (int *)mem;
-    T *dq = (T *)((char *)mem + 64), *ds = (T *)((char *)dq + qb);
+    T *dq = (T *)((char *)mem + 256), *ds = (T *)((char *)dq + qb);
     int64_t *ci = (int64_t *)((char *)ds + sb);
-    T *cv = (T *)(ci + cb);
+    T *cv = (T *)((char *)ci + up(cb * 8));
     gpudot_status st = GPUDOT_OK;
     cudaError_t e = cudaMemset(flag, 0, sizeof(int));
     if (e == cudaSuccess)
@@ -276,14 +353,7 @@ template <typename T> static gpudot_status search(gpudot_search_req *r)
                     allv[q * W + at[p] + t] = cv[at[p] * m + q * w[p] + t];
                     gi[q * W + at[p] + t] = cidx[at[p] * m + q * w[p] + t] + r->parts[p].j0;
                 }
-        double *pos = r->idx;
-        s = gpudot_topk_host(allv, r->single, 1, W, m, r->k, 0, r->scores, pos);
-        int64_t kk = r->k < W ? r->k : W;
-        for (int64_t q = 0; s == GPUDOT_OK && q < m; q++)
-            for (int64_t t = 0; t < kk; t++) {
-                double &x = pos[q * kk + t];
-                x = (double)(gi[q * W + (int64_t)x - 1] + 1);
-            }
+        s = gpudot_search_merge(r, allv, gi, W);
     }
     free(allv), free(cv), free(cidx), free(gi);
     return s;

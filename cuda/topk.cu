@@ -161,10 +161,11 @@ gpudot_status topk_runs(const T *x, int64_t pre, int64_t n, int64_t post, int64_
     int64_t R = most / Lr < runs ? most / Lr : runs;
     void *scratch = nullptr;
     CK(dev_malloc(&scratch, (size_t)(2 * R * Lr * kk * slot)), "cudaMalloc (maxk/mink)");
-    Lists<T> a{(T *)scratch, nullptr, 0}, b{nullptr, nullptr, 0};
-    a.i = (int64_t *)(a.v + R * Lr * kk);
-    b.v = (T *)(a.i + R * Lr * kk);
-    b.i = (int64_t *)(b.v + R * Lr * kk);
+    /* the indices first: 8-byte words stay aligned whatever T's count */
+    int64_t words = R * Lr * kk;
+    Lists<T> a{nullptr, (int64_t *)scratch, 0}, b{nullptr, a.i + words, 0};
+    a.v = (T *)(b.i + words);
+    b.v = a.v + words;
     cudaError_t e = cudaSuccess;
     for (int64_t o0 = 0; o0 < runs && e == cudaSuccess; o0 += R) {
         int64_t Rb = runs - o0 < R ? runs - o0 : R;

@@ -206,6 +206,12 @@ typedef struct {
     int unsafe;
 } gpudot_search_req;
 gpudot_status gpudot_cuda_search(gpudot_search_req *r);
+/* The same on the CPU engine: one part, its d host memory (cpu/gpudot_search.c) */
+gpudot_status gpudot_search_host(gpudot_search_req *r);
+/* The last step of both: per query, W candidates (values cv of D's class, 0-based indices
+ * ci; query q's at q W, in index order) to the best k in r->scores and r->idx. */
+gpudot_status gpudot_search_merge(gpudot_search_req *r, const void *cv, const int64_t *ci,
+                                  int64_t W);
 gpudot_status gpudot_cuda_shards_alloc(gpudot_sharded *L, size_t es);
 void gpudot_cuda_shards_free(gpudot_sharded *L);
 gpudot_status gpudot_cuda_shards_copy(const gpudot_sharded *L, void *host, size_t es,

@@ -92,25 +92,24 @@ function [S, I] = gsearch (Q, D, varargin)
     D = gather (D);
   endif
 
-  I = [];
-  if (! on_gpu && ! strcmp (accum, "compensated"))
-    [S, I] = on_cpu (Q, D, k, cosine, accum, cls, n, m);
-    return;
-  endif
   unsafe = true;
-  if (on_gpu && ! strcmp (accum, "compensated") && ! (numel (D.devices) > 1 && n == 1))
-    ## the best k on the device where it can choose them (k <= 256), else every score
-    kd = ifelse (isempty (k) || k > 256, -1, k);
+  kd = ifelse (isempty (k), -1, k);
+  if (strcmp (accum, "compensated"))
+    ;
+  elseif (! on_gpu)
+    [S, I, unsafe] = __gpudot__ ("search", Q, D, kd, cosine, strcmp (accum, "native"));
+  elseif (! (numel (D.devices) > 1 && n == 1))
+    ## the best k on the device where it chooses them (k <= 256), else every score
+    kd = ifelse (kd > 256, -1, kd);
     [S, I, unsafe] = __gpudot__ ("garray_search", Q, D.id, kd, cosine, strcmp (accum, "native"));
-    if (! unsafe && kd == ifelse (isempty (k), -1, k))
-      return;
-    endif
   endif
   if (unsafe)
     S = by_query (Q, D, n, cosine, accum);
   endif
-  if (! isempty (k))
+  if (! isempty (k) && (unsafe || kd != k))
     [S, I] = __gpudot_topk__ (S, k, 1, false);
+  elseif (isempty (k))
+    I = [];
   endif
 
 endfunction
@@ -195,62 +194,6 @@ function S = by_query (Q, D, n, cosine, accum)
       S(:, j) = fn (Q(:, j), D, 1, "accum", accum, "device", dev);
     endif
   endfor
-endfunction
-
-## The CPU engine: scores of a block of columns at a time from the BLAS, the best k kept
-function [S, I] = on_cpu (Q, D, k, cosine, accum, cls, n, m)
-  A = ifelse (strcmp (accum, "native"), cls, "double");
-  Qa = cast (Q, A);
-  if (cosine)
-    q2 = sumsq (Qa, 1);
-  endif
-  block = max (1, floor (2^23 / max (m, 1)));      # 64 MB of double scores a block
-  if (isempty (k))
-    S = zeros (n, m, cls);
-  else
-    S = zeros (0, m, cls);
-    I = zeros (0, m);
-  endif
-  for j0 = 1:block:max (n, 1)
-    j1 = min (n, j0 + block - 1);
-    Db = cast (D(:, j0:j1), A);
-    Sb = Db' * Qa;
-    if (cosine)
-      d2 = sumsq (Db, 1)';
-      if (unsafe (q2, d2, cls, A))
-        Sb = by_query (Q, D(:, j0:j1), j1 - j0 + 1, cosine, accum);
-      else
-        ok = d2 > 0 & isfinite (d2) & q2 > 0 & isfinite (q2);
-        Sb = Sb ./ (sqrt (d2) .* sqrt (q2));
-        Sb(! ok) = NaN;
-        Sb(Sb > 1) = 1;      # (min and max would turn NaN into a number)
-        Sb(Sb < -1) = -1;
-      endif
-    endif
-    Sb = cast (Sb, cls);
-    if (isempty (k))
-      S(j0:j1, :) = Sb;
-    else
-      [v, i] = __gpudot_topk__ (Sb, k, 1, false);
-      [S, p] = __gpudot_topk__ ([S; v], k, 1, false);
-      Ib = [I; i + j0 - 1];
-      I = Ib(sub2ind (size (Ib), p, repmat (1:m, rows (p), 1)));
-    endif
-  endfor
-  if (isempty (k))
-    I = [];
-  endif
-endfunction
-
-## Whether a squared norm overflowed or lost precision in the accumulator (single data
-## summed in double cannot: there Inf comes from an Inf element)
-function tf = unsafe (q2, d2, cls, A)
-  if (strcmp (cls, "single") && strcmp (A, "double"))
-    tf = false;
-    return;
-  endif
-  tiny = ifelse (strcmp (A, "double"), 2^-969, 2^-102);
-  tf = any (isinf ([q2(:); d2(:)])) || any ((q2(:) > 0 & q2(:) < tiny)) || any (d2(:) > 0 & d2(:) < tiny);
 endfunction
 
 %!test

@@ -4,9 +4,11 @@
  *
  *   [v, i] = __gpudot__ ("topk", x, k, dim, is_min)         host x: the CPU engine
  *   [v, i] = __gpudot__ ("garray_topk", id, k, dim, is_min) a garray on one GPU, k <= 256
+ *   [S, I, unsafe] = __gpudot__ ("search", Q, D, k, cosine, native)    host D: the CPU engine
  *   [S, I, unsafe] = __gpudot__ ("garray_search", Q, id, k, cosine, native)
- *       Q (dim x m, D's class) against garray id (dim x n, one GPU or several): the best
- *       k <= 256 scores and indices of each query (k x m), or every score (k = -1: n x m)
+ *       Q (dim x m, D's class) against D (dim x n; a garray on one GPU or several): the
+ *       best k scores and indices of each query (k x m; on the GPU k <= 256), or every
+ *       score (k = -1: n x m); unsafe: the cosines must be computed scaled
  */
 #include <math.h>
 #include <string.h>
@@ -119,29 +121,80 @@ static void op_garray_topk(int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
     two_out(nlhs, plhs, v, i);
 }
 
+/* The request of a search of Q against D (dim x n, D's class: single or double), k checked */
+static void search_req(gpudot_search_req *r, const mxArray *Q, int single, int64_t dim, int64_t n,
+                       const mxArray *ka, const mxArray *cosine, const mxArray *native, int64_t kmax)
+{
+    if (!(single ? mxIsSingle(Q) : mxIsDouble(Q)) || mxIsComplex(Q) || mxIsSparse(Q) ||
+        mxGetNumberOfDimensions(Q) != 2 || (int64_t)mxGetM(Q) != dim)
+        gd_error("gpudot:badType", "__gpudot__: search takes Q (dim x m, D's class) and a real D "
+                                   "(dim x n)");
+    double kv = scalar_arg(ka, -2);
+    if (!(kv >= -1) || kv != floor(kv) || kv > (double)kmax)
+        gd_error("gpudot:badOption", "__gpudot__: search takes k from 0 to %lld, or -1",
+                 (long long)kmax);
+    memset(r, 0, sizeof *r);
+    r->q = mxGetData(Q);
+    r->single = single;
+    r->cosine = flag_arg(cosine);
+    r->accum = flag_arg(native) ? GPUDOT_ACC_NATIVE : GPUDOT_ACC_DOUBLE;
+    r->dim = dim;
+    r->m = (int64_t)mxGetN(Q);
+    r->n = n;
+    r->k = (int64_t)kv;
+}
+
+/* Runs r (search: the engine's function) into [S, I, unsafe] */
+static void search_out(int nlhs, mxArray *plhs[], gpudot_search_req *r,
+                       gpudot_status (*search)(gpudot_search_req *))
+{
+    int64_t rows = r->k < 0 ? r->n : (r->k < r->n ? r->k : r->n);
+    void *sv;
+    mwSize od[2] = {(mwSize)rows, (mwSize)r->m};
+    mxArray *S = make_out(2, od, r->single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, 0, &sv);
+    mxArray *I = mxCreateNumericMatrix(r->k < 0 ? 0 : (mwSize)rows, (mwSize)r->m, mxDOUBLE_CLASS,
+                                       mxREAL);
+    r->scores = sv;
+    r->idx = mxGetDoubles(I);
+    gpudot_status st = rows * r->m > 0 ? search(r) : GPUDOT_OK;
+    if (st != GPUDOT_OK) {
+        mxDestroyArray(S);
+        mxDestroyArray(I);
+        raise_status("gsearch", st, search == gpudot_cuda_search ? gpudot_cuda_last_error() : NULL);
+    }
+    plhs[0] = S;
+    if (nlhs > 1)
+        plhs[1] = I;
+    else
+        mxDestroyArray(I);
+    if (nlhs > 2)
+        plhs[2] = mxCreateLogicalScalar(r->unsafe != 0);
+}
+
+/* [S, I, unsafe] = __gpudot__ ("search", Q, D, k, cosine, native): D on the host */
+static void op_search(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    const mxArray *D = nrhs == 6 ? prhs[2] : NULL;
+    if (!D || !(mxIsSingle(D) || mxIsDouble(D)) || mxIsComplex(D) || mxIsSparse(D) ||
+        mxGetNumberOfDimensions(D) != 2)
+        gd_error("gpudot:badType", "__gpudot__: search takes Q and a real matrix D");
+    gpudot_search_req r;
+    search_req(&r, prhs[1], mxIsSingle(D), (int64_t)mxGetM(D), (int64_t)mxGetN(D), prhs[3],
+               prhs[4], prhs[5], INT64_MAX / 2);
+    r.nparts = 1;
+    r.parts[0] = (gpudot_search_part){-1, mxGetData(D), 0, r.n};
+    search_out(nlhs, plhs, &r, gpudot_search_host);
+}
+
 /* [S, I, unsafe] = __gpudot__ ("garray_search", Q, id, k, cosine, native) */
 static void op_garray_search(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     const garr_t *g = nrhs == 6 ? garray_by_id(prhs[2]) : NULL;
-    const mxArray *Q = nrhs == 6 ? prhs[1] : NULL;
-    if (!garray_live(g) || g->cplx || g->nd != 2 ||
-        !(g->single ? mxIsSingle(Q) : mxIsDouble(Q)) || mxIsComplex(Q) || mxIsSparse(Q) ||
-        mxGetNumberOfDimensions(Q) != 2 || (int64_t)mxGetM(Q) != (int64_t)g->dims[0])
-        gd_error("gpudot:badType", "__gpudot__: garray_search takes Q (dim x m, D's class) and "
-                                   "a real garray D (dim x n) on the GPU");
-    double kv = scalar_arg(prhs[3], -2);
-    if (!(kv >= -1) || kv != floor(kv) || kv > 256)
-        gd_error("gpudot:badOption", "__gpudot__: garray_search takes k from 0 to 256, or -1");
+    if (!garray_live(g) || g->cplx || g->nd != 2)
+        gd_error("gpudot:badType", "__gpudot__: garray_search takes a real garray D on the GPU");
     gpudot_search_req r;
-    memset(&r, 0, sizeof r);
-    r.q = mxGetData(Q);
-    r.single = g->single;
-    r.cosine = flag_arg(prhs[4]);
-    r.accum = flag_arg(prhs[5]) ? GPUDOT_ACC_NATIVE : GPUDOT_ACC_DOUBLE;
-    r.dim = (int64_t)g->dims[0];
-    r.m = (int64_t)mxGetN(Q);
-    r.n = (int64_t)g->dims[1];
-    r.k = (int64_t)kv;
+    search_req(&r, prhs[1], g->single, (int64_t)g->dims[0], (int64_t)g->dims[1], prhs[3], prhs[4],
+               prhs[5], 256);
     if (g->sh) {
         for (int p = 0; p < g->sh->n; p++) {
             const gpudot_shard *s = &g->sh->s[p];
@@ -152,32 +205,13 @@ static void op_garray_search(int nlhs, mxArray *plhs[], int nrhs, const mxArray 
     } else {
         r.parts[r.nparts++] = (gpudot_search_part){-1, g->d, 0, r.n};
     }
-    int64_t rows = r.k < 0 ? r.n : (r.k < r.n ? r.k : r.n);
-    void *sv;
-    mwSize od[2] = {(mwSize)rows, (mwSize)r.m};
-    mxArray *S = make_out(2, od, g->single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, 0, &sv);
-    mxArray *I = mxCreateNumericMatrix(r.k < 0 ? 0 : (mwSize)rows, (mwSize)r.m, mxDOUBLE_CLASS,
-                                       mxREAL);
-    r.scores = sv;
-    r.idx = mxGetDoubles(I);
-    gpudot_status st = rows * r.m > 0 ? gpudot_cuda_search(&r) : GPUDOT_OK;
-    if (st != GPUDOT_OK) {
-        mxDestroyArray(S);
-        mxDestroyArray(I);
-        raise_status("gsearch", st, gpudot_cuda_last_error());
-    }
-    plhs[0] = S;
-    if (nlhs > 1)
-        plhs[1] = I;
-    else
-        mxDestroyArray(I);
-    if (nlhs > 2)
-        plhs[2] = mxCreateLogicalScalar(r.unsafe != 0);
+    search_out(nlhs, plhs, &r, gpudot_cuda_search);
 }
 
 const gateway_op gateway_search_ops[] = {
     {"topk", op_topk},
     {"garray_topk", op_garray_topk},
+    {"search", op_search},
     {"garray_search", op_garray_search},
 };
 const size_t gateway_n_search_ops = sizeof gateway_search_ops / sizeof *gateway_search_ops;
