@@ -25,8 +25,9 @@ namespace gpudot
 
 /* Elements of K a tile step: 16 (64 B of a single column, one sector pair a load). */
 constexpr int kSearchK = 16;
-/* A chunk of scores on the device: 256 MB (n = 6.7e5 columns of 100 single queries). */
-constexpr size_t kSearchChunk = (size_t)256 << 20;
+/* A chunk of scores on the device: 128 MB (3.4e5 columns of 100 single queries; a chunk
+ * costs a selection and a copy of its candidates), held between calls. */
+constexpr size_t kSearchChunk = (size_t)128 << 20;
 
 template <typename A> struct Safe;
 template <> struct Safe<double> {
@@ -118,8 +119,10 @@ __global__ void __launch_bounds__(256)
                 bool cosine, bool checked, T *__restrict__ s, int *unsafe)
 {
     constexpr int TY = 256 / TX, BM = TY * RM, BN = TX * RN;
-    __shared__ A Qs[kSearchK][BM];
-    __shared__ A Ds[kSearchK][BN];
+    /* a column's (a query's) K values adjacent, rows padded by one: conflict-free stores
+     * of the coalesced loads and reads across tx */
+    __shared__ A Qs[BM][kSearchK + 1];
+    __shared__ A Ds[BN][kSearchK + 1];
     __shared__ A qn[BM], dn[BN];
     int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
     int64_t j0 = (int64_t)blockIdx.x * BN, q0 = (int64_t)blockIdx.y * BM;
@@ -127,11 +130,11 @@ __global__ void __launch_bounds__(256)
     for (int64_t k0 = 0; k0 < d; k0 += kSearchK) {
         for (int e = tid; e < kSearchK * BN; e += 256) {
             int kk = e % kSearchK, j = e / kSearchK;
-            Ds[kk][j] = j0 + j < nc && k0 + kk < d ? (A)Dc[(j0 + j) * d + k0 + kk] : (A)0;
+            Ds[j][kk] = j0 + j < nc && k0 + kk < d ? (A)Dc[(j0 + j) * d + k0 + kk] : (A)0;
         }
         for (int e = tid; e < kSearchK * BM; e += 256) {
             int kk = e % kSearchK, q = e / kSearchK;
-            Qs[kk][q] = q0 + q < m && k0 + kk < d ? (A)Q[(q0 + q) * d + k0 + kk] : (A)0;
+            Qs[q][kk] = q0 + q < m && k0 + kk < d ? (A)Q[(q0 + q) * d + k0 + kk] : (A)0;
         }
         __syncthreads();
 #pragma unroll
@@ -139,10 +142,10 @@ __global__ void __launch_bounds__(256)
             A a[RM], b[RN];
 #pragma unroll
             for (int r = 0; r < RM; r++)
-                a[r] = Qs[kk][ty * RM + r];
+                a[r] = Qs[ty * RM + r][kk];
 #pragma unroll
             for (int c = 0; c < RN; c++)
-                b[c] = Ds[kk][tx + c * TX];
+                b[c] = Ds[tx + c * TX][kk];
 #pragma unroll
             for (int r = 0; r < RM; r++)
 #pragma unroll
@@ -187,6 +190,116 @@ __global__ void __launch_bounds__(256)
         *unsafe = 1;
 }
 
+/* Hopper's (and Ampere's) FP64 tensor cores: D = A B + C on an 8 x 4 by 4 x 8 tile per
+ * warp, each lane holding one element of A (row lane / 4, column lane % 4), one of B (row
+ * lane % 4, column lane / 4) and two of C (row lane / 4, columns 2 (lane % 4) + 0, 1). */
+__device__ __forceinline__ void dmma_8x8x4(double &c0, double &c1, double a, double b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+                 : "+d"(c0), "+d"(c1)
+                 : "d"(a), "d"(b));
+#else
+    (void)c0, (void)c1, (void)a, (void)b; /* never launched so (search_mma_ok) */
+#endif
+}
+
+/* Many queries in double on the tensor cores: a block a tile of 64 queries x 128 columns,
+ * each of its 8 warps 32 x 32 (4 x 4 MMA tiles); K through shared memory in steps of
+ * kSearchK, a row's K values adjacent and rows padded by 4 doubles, so that the fragments'
+ * loads (8 rows x 4 K) fall on distinct banks.  The norms come from the same fragments:
+ * the warps of the first row square D's, those of the first column Q's. */
+template <typename T>
+__global__ void __launch_bounds__(256)
+    search_mma(const T *__restrict__ Q, const T *__restrict__ Dc, int64_t d, int64_t m, int64_t nc,
+               bool cosine, bool checked, T *__restrict__ s, int *unsafe)
+{
+    constexpr int BM = 64, BN = 128, LD = kSearchK + 4;
+    __shared__ double Qs[BM][LD], Ds[BN][LD];
+    __shared__ double qn[BM], dn[BN];
+    int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    int wq = warp >> 2, wj = warp & 3, g = lane >> 2, t = lane & 3;
+    int64_t j0 = (int64_t)blockIdx.x * BN, q0 = (int64_t)blockIdx.y * BM;
+    double c[4][4][2] = {}, asq[4] = {}, bsq[4] = {};
+    for (int64_t k0 = 0; k0 < d; k0 += kSearchK) {
+        for (int e = tid; e < kSearchK * BN; e += 256) {
+            int kk = e % kSearchK, j = e / kSearchK;
+            Ds[j][kk] = j0 + j < nc && k0 + kk < d ? (double)Dc[(j0 + j) * d + k0 + kk] : 0.0;
+        }
+        for (int e = tid; e < kSearchK * BM; e += 256) {
+            int kk = e % kSearchK, q = e / kSearchK;
+            Qs[q][kk] = q0 + q < m && k0 + kk < d ? (double)Q[(q0 + q) * d + k0 + kk] : 0.0;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int k4 = 0; k4 < kSearchK; k4 += 4) {
+            double a[4], b[4];
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                a[i] = Qs[wq * 32 + i * 8 + g][k4 + t];
+                b[i] = Ds[wj * 32 + i * 8 + g][k4 + t];
+            }
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+#pragma unroll
+                for (int jt = 0; jt < 4; jt++)
+                    dmma_8x8x4(c[i][jt][0], c[i][jt][1], a[i], b[jt]);
+            if (cosine && wq == 0)
+#pragma unroll
+                for (int i = 0; i < 4; i++)
+                    bsq[i] = fma(b[i], b[i], bsq[i]);
+            if (cosine && wj == 0)
+#pragma unroll
+                for (int i = 0; i < 4; i++)
+                    asq[i] = fma(a[i], a[i], asq[i]);
+        }
+        __syncthreads();
+    }
+    if (cosine) { /* the four K lanes of each row, in a fixed order */
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+#pragma unroll
+            for (int o = 1; o < 4; o <<= 1) {
+                bsq[i] += __shfl_xor_sync(0xffffffffu, bsq[i], o);
+                asq[i] += __shfl_xor_sync(0xffffffffu, asq[i], o);
+            }
+        if (t == 0) {
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                if (wq == 0)
+                    dn[wj * 32 + i * 8 + g] = bsq[i];
+                if (wj == 0)
+                    qn[wq * 32 + i * 8 + g] = asq[i];
+            }
+        }
+        __syncthreads();
+    }
+    bool bad = false;
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int jt = 0; jt < 4; jt++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                int ql = wq * 32 + i * 8 + g, jl = wj * 32 + jt * 8 + 2 * t + h;
+                int64_t q = q0 + ql, j = j0 + jl;
+                double v = score(c[i][jt][h], qn[ql], dn[jl], cosine, checked && q < m && j < nc, bad);
+                if (q < m && j < nc)
+                    s[q * nc + j] = (T)v;
+            }
+    if (bad)
+        *unsafe = 1;
+}
+
+/* Whether this device runs search_mma from sm_80 code or later (a build of PTX for an
+ * older target compiles its MMA out: the driver's JIT of that PTX must not run it). */
+template <typename T> static bool search_mma_ok()
+{
+    cudaFuncAttributes fa;
+    return E->prop.major >= 8 && cudaFuncGetAttributes(&fa, search_mma<T>) == cudaSuccess &&
+           fa.ptxVersion >= 80;
+}
+
 /* the tile shape by query count: few queries waste less of a taller tile */
 template <typename T, typename A>
 static void launch_tiles(const T *Q, const T *Dc, int64_t d, int64_t m, int64_t nc, bool cosine,
@@ -203,6 +316,9 @@ static void launch_tiles(const T *Q, const T *Dc, int64_t d, int64_t m, int64_t 
             search_few<T, A, 2><<<g, 256, sm>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
         else
             search_few<T, A, 4><<<g, 256, sm>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
+    } else if (sizeof(A) == 8 && search_mma_ok<T>()) {
+        dim3 g((unsigned)((nc + 127) / 128), (unsigned)((m + 63) / 64));
+        search_mma<T><<<g, 256>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
     } else if (m <= 8) {
         dim3 g((unsigned)((nc + 127) / 128), (unsigned)((m + 7) / 8));
         search_tile<T, A, 2, 2, 64><<<g, 256>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
@@ -229,13 +345,14 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
     /* one allocation: the flag, Q, the chunk's scores, its candidates, each 256-aligned */
     auto up = [](size_t b) { return (b + 255) / 256 * 256; };
     size_t qb = up((size_t)(d * m) * es), sb = up((size_t)(nc * m) * es), cb = (size_t)(kk * m);
-    void *mem = nullptr;
-    CK(dev_malloc(&mem, 256 + qb + sb + up(cb * 8) + cb * es), "cudaMalloc (search)");
+    gpudot_status st = buf_need(E->search, 256 + qb + sb + up(cb * 8) + cb * es, "cudaMalloc (search)");
+    if (st != GPUDOT_OK)
+        return st;
+    void *mem = E->search.p;
     int *flag = (int *)mem;
     T *dq = (T *)((char *)mem + 256), *ds = (T *)((char *)dq + qb);
     int64_t *ci = (int64_t *)((char *)ds + sb);
     T *cv = (T *)((char *)ci + up(cb * 8));
-    gpudot_status st = GPUDOT_OK;
     cudaError_t e = cudaMemset(flag, 0, sizeof(int));
     if (e == cudaSuccess)
         e = cudaMemcpy(dq, r->q, qb, cudaMemcpyHostToDevice);
@@ -279,7 +396,6 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
     if (e != cudaSuccess && st == GPUDOT_OK)
         st = fail(e, "search kernel or cudaMemcpy");
     free(hi);
-    cudaFree(mem);
     return st;
 }
 
@@ -319,24 +435,37 @@ template <typename T> static gpudot_status search(gpudot_search_req *r)
     }
     gpudot_status st[GPUDOT_MAX_SHARDS];
     int unsafe[GPUDOT_MAX_SHARDS] = {0};
-    /* each part on its device at once; a part's candidates go to cv at at[p] m */
-    auto run = [&](int p) {
-        const gpudot_search_part &P = r->parts[p];
-        if (P.dev < 0)
-            use_primary();
-        st[p] = P.dev < 0 ? probe() : use_device(P.dev);
-        if (st[p] == GPUDOT_OK)
-            st[p] = search_one<T>(r, (const T *)P.d, P.n, P.j0, cv + at[p] * m, cidx + at[p] * m,
-                                  &unsafe[p]);
+    /* each device's parts in order, the devices at once (a device's buffers serve one part
+     * at a time); part p's candidates go to cv at at[p] m */
+    auto run = [&](int dev) {
+        for (int p = 0; p < np; p++) {
+            const gpudot_search_part &P = r->parts[p];
+            if (P.dev != dev)
+                continue;
+            if (P.dev < 0)
+                use_primary();
+            st[p] = P.dev < 0 ? probe() : use_device(P.dev);
+            if (st[p] == GPUDOT_OK)
+                st[p] = search_one<T>(r, (const T *)P.d, P.n, P.j0, cv + at[p] * m,
+                                      cidx + at[p] * m, &unsafe[p]);
+        }
     };
-    if (np == 1) {
-        run(0);
+    int devs[GPUDOT_MAX_SHARDS], nd = 0;
+    for (int p = 0; p < np; p++) {
+        int seen = 0;
+        for (int i = 0; i < nd; i++)
+            seen |= devs[i] == r->parts[p].dev;
+        if (!seen)
+            devs[nd++] = r->parts[p].dev;
+    }
+    if (nd == 1) {
+        run(devs[0]);
     } else {
         std::thread th[GPUDOT_MAX_SHARDS];
-        for (int p = 0; p < np; p++)
-            th[p] = std::thread(run, p);
-        for (int p = 0; p < np; p++)
-            th[p].join();
+        for (int i = 0; i < nd; i++)
+            th[i] = std::thread(run, devs[i]);
+        for (int i = 0; i < nd; i++)
+            th[i].join();
     }
     use_primary();
     gpudot_status s = GPUDOT_OK;

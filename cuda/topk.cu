@@ -159,8 +159,10 @@ gpudot_status topk_runs(const T *x, int64_t pre, int64_t n, int64_t post, int64_
     Lr = Lr < most ? Lr : most;
     Lr = Lr > 0 ? Lr : 1;
     int64_t R = most / Lr < runs ? most / Lr : runs;
-    void *scratch = nullptr;
-    CK(dev_malloc(&scratch, (size_t)(2 * R * Lr * kk * slot)), "cudaMalloc (maxk/mink)");
+    gpudot_status st = buf_need(E->topk, (size_t)(2 * R * Lr * kk * slot), "cudaMalloc (maxk/mink)");
+    if (st != GPUDOT_OK)
+        return st;
+    void *scratch = E->topk.p;
     /* the indices first: 8-byte words stay aligned whatever T's count */
     int64_t words = R * Lr * kk;
     Lists<T> a{nullptr, (int64_t *)scratch, 0}, b{nullptr, a.i + words, 0};
@@ -182,9 +184,6 @@ gpudot_status topk_runs(const T *x, int64_t pre, int64_t n, int64_t post, int64_
         topk_out<T><<<grid_for(Rb * kk), kThreads, 0, stream>>>(a, M, pre, o0, (int)kk, val, idx);
         e = cudaGetLastError();
     }
-    if (e == cudaSuccess)
-        e = cudaStreamSynchronize(stream);
-    cudaFree(scratch);
     if (e != cudaSuccess)
         return fail(e, "maxk/mink kernel");
     return GPUDOT_OK;

@@ -397,6 +397,17 @@ classdef garray < handle
       [varargout{1:max (nargout, 1)}] = garray.extreme ("min", nargin, varargin{:});
     endfunction
 
+    ## What gsearch needs of a garray, in one method call (each property read of a
+    ## garray costs a call of its subsref: 20 us)
+    function [id, ondevice, elclass, cplx, dims, ndevices] = facts (g)
+      id = g.id;
+      ondevice = g.ondevice;
+      elclass = g.elclass;
+      cplx = g.cplx;
+      dims = g.dims;
+      ndevices = numel (g.devices);
+    endfunction
+
     ## [b, i] = maxk (g, k, dim): the k largest along dim, largest first, NaN after every
     ## number, equal values by the lowest index (the first k of a stable sort); mink the
     ## smallest.  On the device for real garrays on one GPU and k <= 256

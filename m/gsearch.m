@@ -76,9 +76,8 @@ function [S, I] = gsearch (Q, D, varargin)
     k = double (k);
   endif
   [cosine, accum, device] = options (varargin);
-  [Q, D, cls, d, n] = operands (Q, D);
-  m = columns (Q);
-  on_gpu = isa (D, "garray") && D.ondevice;
+  [Q, D, id, ondev, ndev, n] = operands (Q, D);
+  on_gpu = ondev;
   if (strcmp (device, "cpu"))
     on_gpu = false;
   elseif (strcmp (device, "gpu") && ! on_gpu)
@@ -86,22 +85,27 @@ function [S, I] = gsearch (Q, D, varargin)
       error ("gpudot:noDevice", "gsearch: \"device\", \"gpu\": no usable CUDA device");
     endif
     D = garray (D);
-    on_gpu = true;
+    [id, on_gpu, ~, ~, ~, ndev] = facts (D);
   endif
-  if (! on_gpu && isa (D, "garray"))
+  if (! on_gpu && id > 0)
     D = gather (D);
   endif
 
   unsafe = true;
-  kd = ifelse (isempty (k), -1, k);
+  kd = -1;
+  if (! isempty (k))
+    kd = k;
+  endif
   if (strcmp (accum, "compensated"))
     ;
   elseif (! on_gpu)
     [S, I, unsafe] = __gpudot__ ("search", Q, D, kd, cosine, strcmp (accum, "native"));
-  elseif (! (numel (D.devices) > 1 && n == 1))
+  elseif (! (ndev > 1 && n == 1))
     ## the best k on the device where it chooses them (k <= 256), else every score
-    kd = ifelse (kd > 256, -1, kd);
-    [S, I, unsafe] = __gpudot__ ("garray_search", Q, D.id, kd, cosine, strcmp (accum, "native"));
+    if (kd > 256)
+      kd = -1;
+    endif
+    [S, I, unsafe] = __gpudot__ ("garray_search", Q, id, kd, cosine, strcmp (accum, "native"));
   endif
   if (unsafe)
     S = by_query (Q, D, n, cosine, accum);
@@ -150,23 +154,30 @@ function [cosine, accum, device] = options (args)
   endfor
 endfunction
 
-## Q (host, D's class) and D (a garray or a host array) checked
-function [Q, D, cls, d, n] = operands (Q, D)
-  if (isa (Q, "garray"))
+## Q (host, D's class) and D (a garray or a host array) checked; id: D's garray id (0: a
+## host array), ondev: on the GPU, ndev: its GPUs
+function [Q, D, id, ondev, ndev, n] = operands (Q, D)
+  if (strcmp (class (Q), "garray"))
     Q = gather (Q);
   endif
-  if (isa (D, "garray"))
-    cls = D.elclass;
-    cx = D.cplx;
-    sz = D.dims;
+  id = 0;
+  ondev = false;
+  ndev = 0;
+  if (strcmp (class (D), "garray"))
+    [id, ondev, cls, cx, sz, ndev] = facts (D);
   else
     if (! (isnumeric (D) || islogical (D)) || issparse (D))
       error ("gpudot:badType", "gsearch: D must be a real single or double matrix or garray");
     endif
-    cls = ifelse (isa (D, "single"), "single", "double");
+    cls = "double";
+    if (isa (D, "single"))
+      cls = "single";
+    endif
     cx = iscomplex (D);
     sz = size (D);
-    D = cast (D, cls);
+    if (! strcmp (class (D), cls))
+      D = cast (D, cls);
+    endif
   endif
   if (! (isnumeric (Q) || islogical (Q)) || issparse (Q) || iscomplex (Q) || cx)
     error ("gpudot:badType", "gsearch: Q and D must be real (full) arrays");
@@ -174,21 +185,21 @@ function [Q, D, cls, d, n] = operands (Q, D)
   if (numel (sz) > 2 || ndims (Q) > 2)
     error ("gpudot:badType", "gsearch: Q and D must be matrices (columns: vectors)");
   endif
-  d = sz(1);
   n = sz(2);
-  if (rows (Q) != d)
+  if (rows (Q) != sz(1))
     error ("gpudot:sizeMismatch", "gsearch: Q has %d rows, D %d: columns are the vectors",
-           rows (Q), d);
+           rows (Q), sz(1));
   endif
-  Q = cast (Q, cls);
+  if (! strcmp (class (Q), cls))
+    Q = cast (Q, cls);
+  endif
 endfunction
 
 ## Every score, a query at a time through gcosine or gdot (scaled, any mode): n x m
 function S = by_query (Q, D, n, cosine, accum)
   fn = ifelse (cosine, @gcosine, @gdot);
-  cls = class (Q);
-  S = zeros (n, columns (Q), cls);
-  dev = ifelse (isa (D, "garray"), "auto", "cpu");
+  S = zeros (n, columns (Q), class (Q));
+  dev = ifelse (strcmp (class (D), "garray"), "auto", "cpu");
   for j = 1:columns (Q)
     if (n > 0)
       S(:, j) = fn (Q(:, j), D, 1, "accum", accum, "device", dev);

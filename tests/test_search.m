@@ -150,7 +150,7 @@
 %!  cosine = ! any (strcmpi (args, "dot"));
 %!  native = any (strcmpi (args, "native"));
 %!  Sall = gsearch (Q, D, args{:});
-%!  R = ref_search (Q, D, cosine);
+%!  R = ref_search (Q, gather (D), cosine);
 %!  assert (size (Sall), [columns(D) columns(Q)]);
 %!  assert (class (Sall), class (gather (D)));
 %!  d = rows (Q);
