@@ -25,6 +25,9 @@ namespace gpudot
 
 /* Elements of K a tile step: 16 (64 B of a single column, one sector pair a load). */
 constexpr int kSearchK = 16;
+constexpr int kMmaK = 32;
+/* search_mma's shared memory: Q's and D's tiles (64 + 128 rows of kMmaK + 4), their norms */
+constexpr size_t kMmaSmem = (size_t)((64 + 128) * (kMmaK + 4) + 64 + 128) * sizeof(double);
 /* A chunk of scores on the device: 128 MB (3.4e5 columns of 100 single queries; a chunk
  * costs a selection and a copy of its candidates), held between calls. */
 constexpr size_t kSearchChunk = (size_t)128 << 20;
@@ -56,7 +59,7 @@ __device__ __forceinline__ A score(A dot, A a2, A b2, bool cosine, bool checked,
  * elements, so D is read once and coalesced at the speed of a dot product; the queries
  * from shared memory (M x d, in the accumulator); the warp's sums combined by a butterfly
  * of shuffles (a fixed order). */
-constexpr int kFewQueries = 4;
+constexpr int kFewQueries = 8;
 template <typename T, typename A, int M>
 __global__ void __launch_bounds__(256)
     search_few(const T *__restrict__ Q, const T *__restrict__ Dc, int64_t d, int64_t m, int64_t nc,
@@ -206,7 +209,8 @@ __device__ __forceinline__ void dmma_8x8x4(double &c0, double &c1, double a, dou
 
 /* Many queries in double on the tensor cores: a block a tile of 64 queries x 128 columns,
  * each of its 8 warps 32 x 32 (4 x 4 MMA tiles); K through shared memory in steps of
- * kSearchK, a row's K values adjacent and rows padded by 4 doubles, so that the fragments'
+ * kMmaK (128 B of a single column a load), a row's K values adjacent and rows padded by 4
+ * doubles, so that the fragments'
  * loads (8 rows x 4 K) fall on distinct banks.  The norms come from the same fragments:
  * the warps of the first row square D's, those of the first column Q's. */
 template <typename T>
@@ -214,25 +218,26 @@ __global__ void __launch_bounds__(256)
     search_mma(const T *__restrict__ Q, const T *__restrict__ Dc, int64_t d, int64_t m, int64_t nc,
                bool cosine, bool checked, T *__restrict__ s, int *unsafe)
 {
-    constexpr int BM = 64, BN = 128, LD = kSearchK + 4;
-    __shared__ double Qs[BM][LD], Ds[BN][LD];
-    __shared__ double qn[BM], dn[BN];
+    constexpr int BM = 64, BN = 128, BK = kMmaK, LD = BK + 4;
+    extern __shared__ double mma_smem[];
+    double(*Qs)[LD] = (double(*)[LD])mma_smem, (*Ds)[LD] = (double(*)[LD])(mma_smem + BM * LD);
+    double *qn = mma_smem + (BM + BN) * LD, *dn = qn + BM;
     int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     int wq = warp >> 2, wj = warp & 3, g = lane >> 2, t = lane & 3;
     int64_t j0 = (int64_t)blockIdx.x * BN, q0 = (int64_t)blockIdx.y * BM;
     double c[4][4][2] = {}, asq[4] = {}, bsq[4] = {};
-    for (int64_t k0 = 0; k0 < d; k0 += kSearchK) {
-        for (int e = tid; e < kSearchK * BN; e += 256) {
-            int kk = e % kSearchK, j = e / kSearchK;
+    for (int64_t k0 = 0; k0 < d; k0 += BK) {
+        for (int e = tid; e < BK * BN; e += 256) {
+            int kk = e % BK, j = e / BK;
             Ds[j][kk] = j0 + j < nc && k0 + kk < d ? (double)Dc[(j0 + j) * d + k0 + kk] : 0.0;
         }
-        for (int e = tid; e < kSearchK * BM; e += 256) {
-            int kk = e % kSearchK, q = e / kSearchK;
+        for (int e = tid; e < BK * BM; e += 256) {
+            int kk = e % BK, q = e / BK;
             Qs[q][kk] = q0 + q < m && k0 + kk < d ? (double)Q[(q0 + q) * d + k0 + kk] : 0.0;
         }
         __syncthreads();
 #pragma unroll
-        for (int k4 = 0; k4 < kSearchK; k4 += 4) {
+        for (int k4 = 0; k4 < BK; k4 += 4) {
             double a[4], b[4];
 #pragma unroll
             for (int i = 0; i < 4; i++) {
@@ -305,20 +310,20 @@ template <typename T, typename A>
 static void launch_tiles(const T *Q, const T *Dc, int64_t d, int64_t m, int64_t nc, bool cosine,
                          bool checked, T *s, int *unsafe)
 {
-    size_t few = (size_t)(kFewQueries * d + kFewQueries) * sizeof(A);
-    if (m <= kFewQueries && few <= 48 * 1024) {
+    int M = m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8;
+    size_t sm = (size_t)(M * d + M) * sizeof(A);
+    if (m <= kFewQueries && sm <= E->prop.sharedMemPerBlockOptin) {
         int64_t b = (nc + 7) / 8;
         unsigned g = (unsigned)(b < 132 * 16 ? b : 132 * 16);
-        size_t sm = (size_t)((m <= 2 ? m : 4) * d + 4) * sizeof(A);
-        if (m == 1)
-            search_few<T, A, 1><<<g, 256, sm>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
-        else if (m == 2)
-            search_few<T, A, 2><<<g, 256, sm>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
-        else
-            search_few<T, A, 4><<<g, 256, sm>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
+        auto few = M == 1 ? search_few<T, A, 1> : M == 2 ? search_few<T, A, 2>
+                 : M == 4 ? search_few<T, A, 4> : search_few<T, A, 8>;
+        if (sm > 48 * 1024) /* (past the default: asked for) */
+            cudaFuncSetAttribute(few, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
+        few<<<g, 256, sm>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
     } else if (sizeof(A) == 8 && search_mma_ok<T>()) {
         dim3 g((unsigned)((nc + 127) / 128), (unsigned)((m + 63) / 64));
-        search_mma<T><<<g, 256>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
+        cudaFuncSetAttribute(search_mma<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kMmaSmem);
+        search_mma<T><<<g, 256, kMmaSmem>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
     } else if (m <= 8) {
         dim3 g((unsigned)((nc + 127) / 128), (unsigned)((m + 7) / 8));
         search_tile<T, A, 2, 2, 64><<<g, 256>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);

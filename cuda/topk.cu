@@ -22,6 +22,8 @@ constexpr size_t kScratch = (size_t)64 << 20;
 constexpr int64_t kListsWanted = (int64_t)1 << 17;
 constexpr int64_t kListMin = 64;
 constexpr int kMergeWays = 8;
+/* k up to this keeps a thread's list in local memory (L1) while it works on it */
+constexpr int kTopkLocal = 32;
 
 /* Where the lists lie: R runs of the batch, Lr lists a run.  Runs with adjacent elements
  * (pre = 1) keep a run's lists adjacent, so a warp reads adjacent elements of one run;
@@ -45,36 +47,57 @@ template <typename T> struct Lists {
     int64_t P; /* lists in all */
 };
 
-/* inserts (a, ia), known to go before the list's last slot, keeping the list sorted; w
- * (wv, wi): the new last slot */
+/* A thread's working list: k slots at v[s st], i[s st]; local memory (st = 1, k <= KL:
+ * L1-cached, so an insertion's shifts do not wait on L2) or the list in place (st = P). */
+template <typename T> struct Slots {
+    T *v;
+    int64_t *i;
+    int64_t st;
+};
+
+/* inserts (a, ia), known to go before the last slot, keeping the list sorted; (wv, wi):
+ * the new last slot */
 template <typename T>
-__device__ void list_insert(Lists<T> L, int64_t l, int k, T a, int64_t ia, bool is_min, T &wv,
-                            int64_t &wi)
+__device__ void slots_insert(Slots<T> w, int k, T a, int64_t ia, bool is_min, T &wv, int64_t &wi)
 {
     int s = k - 1;
     while (s > 0) {
-        T b = L.v[(s - 1) * L.P + l];
-        int64_t ib = L.i[(s - 1) * L.P + l];
+        T b = w.v[(s - 1) * w.st];
+        int64_t ib = w.i[(s - 1) * w.st];
         if (!topk_before(a, ia, b, ib, is_min))
             break;
-        L.v[s * L.P + l] = b;
-        L.i[s * L.P + l] = ib;
+        w.v[s * w.st] = b;
+        w.i[s * w.st] = ib;
         s--;
     }
-    L.v[s * L.P + l] = a;
-    L.i[s * L.P + l] = ia;
-    wv = L.v[(k - 1) * L.P + l];
-    wi = L.i[(k - 1) * L.P + l];
+    w.v[s * w.st] = a;
+    w.i[s * w.st] = ia;
+    wv = w.v[(k - 1) * w.st];
+    wi = w.i[(k - 1) * w.st];
 }
 
-template <typename T> __device__ void list_clear(Lists<T> L, int64_t l, int k)
+/* list l of L as working slots: local arrays where KL holds k, else in place */
+#define TOPK_SLOTS(T, KL, L, l, k)                                                                 \
+    T lv_[KL > 0 ? KL : 1];                                                                        \
+    int64_t li_[KL > 0 ? KL : 1];                                                                  \
+    Slots<T> w = KL > 0 ? Slots<T>{lv_, li_, 1} : Slots<T>{L.v + l, L.i + l, L.P};                 \
+    for (int s = 0; s < k; s++)                                                                    \
+        w.i[s * w.st] = -1;                                                                        \
+    T wv = 0;                                                                                      \
+    int64_t wi = -1
+
+/* local slots back to list l of L */
+template <typename T, int KL> __device__ void slots_store(Slots<T> w, Lists<T> L, int64_t l, int k)
 {
-    for (int s = 0; s < k; s++)
-        L.i[s * L.P + l] = -1;
+    if (KL > 0)
+        for (int s = 0; s < k; s++) {
+            L.v[s * L.P + l] = w.v[s];
+            L.i[s * L.P + l] = w.i[s];
+        }
 }
 
 /* pass 1: list l of the batch's runs o0 .. o0 + R takes elements c, c + Lr, ... of its run */
-template <typename T>
+template <typename T, int KL>
 __global__ void topk_deal(const T *x, int64_t pre, int64_t n, int64_t o0, ListMap M, int k,
                           bool is_min, Lists<T> L)
 {
@@ -84,29 +107,26 @@ __global__ void topk_deal(const T *x, int64_t pre, int64_t n, int64_t o0, ListMa
         M.of(l, o, c);
         int64_t run = o0 + o, p = run % pre, q = run / pre;
         const T *base = x + p + q * pre * n;
-        list_clear(L, l, k);
-        T wv = 0;
-        int64_t wi = -1;
+        TOPK_SLOTS(T, KL, L, l, k);
         for (int64_t j = c; j < n; j += M.Lr) {
             T a = base[j * pre];
             if (topk_before(a, j, wv, wi, is_min))
-                list_insert(L, l, k, a, j, is_min, wv, wi);
+                slots_insert(w, k, a, j, is_min, wv, wi);
         }
+        slots_store<T, KL>(w, L, l, k);
     }
 }
 
 /* pass 2: output list c' of run o merges input lists c' F .. c' F + F - 1 of run o (each
  * sorted: the first slot that does not go before the last kept ends that list) */
-template <typename T>
+template <typename T, int KL>
 __global__ void topk_merge(Lists<T> in, ListMap Mi, Lists<T> out, ListMap Mo, int k, bool is_min)
 {
     for (int64_t l = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; l < out.P;
          l += (int64_t)gridDim.x * blockDim.x) {
         int64_t o, c;
         Mo.of(l, o, c);
-        list_clear(out, l, k);
-        T wv = 0;
-        int64_t wi = -1;
+        TOPK_SLOTS(T, KL, out, l, k);
         for (int64_t ci = c * kMergeWays; ci < Mi.Lr && ci < c * kMergeWays + kMergeWays; ci++) {
             int64_t li = Mi.list(o, ci);
             for (int s = 0; s < k; s++) {
@@ -114,9 +134,10 @@ __global__ void topk_merge(Lists<T> in, ListMap Mi, Lists<T> out, ListMap Mo, in
                 int64_t ia = in.i[s * in.P + li];
                 if (ia < 0 || !topk_before(a, ia, wv, wi, is_min))
                     break;
-                list_insert(out, l, k, a, ia, is_min, wv, wi);
+                slots_insert(w, k, a, ia, is_min, wv, wi);
             }
         }
+        slots_store<T, KL>(w, out, l, k);
     }
 }
 
@@ -173,11 +194,20 @@ gpudot_status topk_runs(const T *x, int64_t pre, int64_t n, int64_t post, int64_
         int64_t Rb = runs - o0 < R ? runs - o0 : R;
         ListMap M{Rb, Lr, pre == 1};
         a.P = Rb * Lr;
-        topk_deal<T><<<grid_for(a.P), kThreads, 0, stream>>>(x, pre, n, o0, M, (int)kk, is_min, a);
+        bool local = kk <= kTopkLocal;
+        if (local)
+            topk_deal<T, kTopkLocal><<<grid_for(a.P), kThreads, 0, stream>>>(x, pre, n, o0, M, (int)kk,
+                                                                           is_min, a);
+        else
+            topk_deal<T, 0><<<grid_for(a.P), kThreads, 0, stream>>>(x, pre, n, o0, M, (int)kk, is_min, a);
         while (M.Lr > 1) {
             ListMap Mo{Rb, (M.Lr + kMergeWays - 1) / kMergeWays, M.run_major};
             b.P = Rb * Mo.Lr;
-            topk_merge<T><<<grid_for(b.P), kThreads, 0, stream>>>(a, M, b, Mo, (int)kk, is_min);
+            if (local)
+                topk_merge<T, kTopkLocal><<<grid_for(b.P), kThreads, 0, stream>>>(a, M, b, Mo, (int)kk,
+                                                                                is_min);
+            else
+                topk_merge<T, 0><<<grid_for(b.P), kThreads, 0, stream>>>(a, M, b, Mo, (int)kk, is_min);
             Lists<T> t = a;
             a = b, b = t, M = Mo;
         }
