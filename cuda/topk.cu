@@ -22,8 +22,7 @@ constexpr size_t kScratch = (size_t)64 << 20;
 constexpr int64_t kListsWanted = (int64_t)1 << 17;
 constexpr int64_t kListMin = 64;
 constexpr int kMergeWays = 8;
-/* k up to this keeps a thread's list in local memory (L1) while it works on it */
-constexpr int kTopkLocal = 32;
+constexpr int kDealAhead = 8;
 
 /* Where the lists lie: R runs of the batch, Lr lists a run.  Runs with adjacent elements
  * (pre = 1) keep a run's lists adjacent, so a warp reads adjacent elements of one run;
@@ -47,57 +46,78 @@ template <typename T> struct Lists {
     int64_t P; /* lists in all */
 };
 
-/* A thread's working list: k slots at v[s st], i[s st]; local memory (st = 1, k <= KL:
- * L1-cached, so an insertion's shifts do not wait on L2) or the list in place (st = P). */
-template <typename T> struct Slots {
+/* A thread's working list, best first, k slots used: in registers (KL slots, k <= KL; every
+ * index known at compile time, so no slot goes to memory: in local memory each shift of an
+ * insertion waited on L2, 30-80 us a merge round) ... */
+template <typename T, int KL> struct RegList {
+    T v[KL];
+    int64_t i[KL];
+    __device__ __forceinline__ RegList(Lists<T>, int64_t, int)
+    {
+#pragma unroll
+        for (int s = 0; s < KL; s++)
+            v[s] = 0, i[s] = -1;
+    }
+    /* (a, ia) into its place: carried down the slots, each it beats swapped out */
+    __device__ __forceinline__ void insert(int k, T a, int64_t ia, bool is_min)
+    {
+#pragma unroll
+        for (int s = 0; s < KL; s++)
+            if (s < k && topk_before(a, ia, v[s], i[s], is_min)) {
+                T tv = v[s];
+                int64_t ti = i[s];
+                v[s] = a, i[s] = ia;
+                a = tv, ia = ti;
+            }
+    }
+    __device__ __forceinline__ void last(int k, T &wv, int64_t &wi) const
+    {
+#pragma unroll
+        for (int s = 0; s < KL; s++)
+            if (s == k - 1)
+                wv = v[s], wi = i[s];
+    }
+    __device__ __forceinline__ void store(Lists<T> L, int64_t l, int k) const
+    {
+#pragma unroll
+        for (int s = 0; s < KL; s++)
+            if (s < k)
+                L.v[s * L.P + l] = v[s], L.i[s * L.P + l] = i[s];
+    }
+};
+
+/* ... or, for larger k, list l of L itself (slot s at s P + l) */
+template <typename T> struct MemList {
     T *v;
     int64_t *i;
     int64_t st;
+    __device__ MemList(Lists<T> L, int64_t l, int k) : v(L.v + l), i(L.i + l), st(L.P)
+    {
+        for (int s = 0; s < k; s++)
+            i[s * st] = -1;
+    }
+    __device__ __forceinline__ void insert(int k, T a, int64_t ia, bool is_min)
+    {
+        int s = k - 1;
+        while (s > 0 && topk_before(a, ia, v[(s - 1) * st], i[(s - 1) * st], is_min)) {
+            v[s * st] = v[(s - 1) * st];
+            i[s * st] = i[(s - 1) * st];
+            s--;
+        }
+        v[s * st] = a;
+        i[s * st] = ia;
+    }
+    __device__ __forceinline__ void last(int k, T &wv, int64_t &wi) const
+    {
+        wv = v[(k - 1) * st];
+        wi = i[(k - 1) * st];
+    }
+    __device__ void store(Lists<T>, int64_t, int) const {}
 };
 
-/* inserts (a, ia), known to go before the last slot, keeping the list sorted; (wv, wi):
- * the new last slot */
-template <typename T>
-__device__ void slots_insert(Slots<T> w, int k, T a, int64_t ia, bool is_min, T &wv, int64_t &wi)
-{
-    int s = k - 1;
-    while (s > 0) {
-        T b = w.v[(s - 1) * w.st];
-        int64_t ib = w.i[(s - 1) * w.st];
-        if (!topk_before(a, ia, b, ib, is_min))
-            break;
-        w.v[s * w.st] = b;
-        w.i[s * w.st] = ib;
-        s--;
-    }
-    w.v[s * w.st] = a;
-    w.i[s * w.st] = ia;
-    wv = w.v[(k - 1) * w.st];
-    wi = w.i[(k - 1) * w.st];
-}
-
-/* list l of L as working slots: local arrays where KL holds k, else in place */
-#define TOPK_SLOTS(T, KL, L, l, k)                                                                 \
-    T lv_[KL > 0 ? KL : 1];                                                                        \
-    int64_t li_[KL > 0 ? KL : 1];                                                                  \
-    Slots<T> w = KL > 0 ? Slots<T>{lv_, li_, 1} : Slots<T>{L.v + l, L.i + l, L.P};                 \
-    for (int s = 0; s < k; s++)                                                                    \
-        w.i[s * w.st] = -1;                                                                        \
-    T wv = 0;                                                                                      \
-    int64_t wi = -1
-
-/* local slots back to list l of L */
-template <typename T, int KL> __device__ void slots_store(Slots<T> w, Lists<T> L, int64_t l, int k)
-{
-    if (KL > 0)
-        for (int s = 0; s < k; s++) {
-            L.v[s * L.P + l] = w.v[s];
-            L.i[s * L.P + l] = w.i[s];
-        }
-}
-
-/* pass 1: list l of the batch's runs o0 .. o0 + R takes elements c, c + Lr, ... of its run */
-template <typename T, int KL>
+/* pass 1: list l of the batch's runs o0 .. o0 + R takes elements c, c + Lr, ... of its run,
+ * kDealAhead loads in flight before any is compared */
+template <typename T, typename W>
 __global__ void topk_deal(const T *x, int64_t pre, int64_t n, int64_t o0, ListMap M, int k,
                           bool is_min, Lists<T> L)
 {
@@ -107,26 +127,40 @@ __global__ void topk_deal(const T *x, int64_t pre, int64_t n, int64_t o0, ListMa
         M.of(l, o, c);
         int64_t run = o0 + o, p = run % pre, q = run / pre;
         const T *base = x + p + q * pre * n;
-        TOPK_SLOTS(T, KL, L, l, k);
-        for (int64_t j = c; j < n; j += M.Lr) {
-            T a = base[j * pre];
-            if (topk_before(a, j, wv, wi, is_min))
-                slots_insert(w, k, a, j, is_min, wv, wi);
+        W w(L, l, k);
+        T wv = 0;
+        int64_t wi = -1;
+        for (int64_t j = c; j < n; j += kDealAhead * M.Lr) {
+            T a[kDealAhead];
+#pragma unroll
+            for (int u = 0; u < kDealAhead; u++)
+                if (j + u * M.Lr < n)
+                    a[u] = base[(j + u * M.Lr) * pre];
+#pragma unroll
+            for (int u = 0; u < kDealAhead; u++) {
+                int64_t ju = j + u * M.Lr;
+                if (ju < n && topk_before(a[u], ju, wv, wi, is_min)) {
+                    w.insert(k, a[u], ju, is_min);
+                    w.last(k, wv, wi);
+                }
+            }
         }
-        slots_store<T, KL>(w, L, l, k);
+        w.store(L, l, k);
     }
 }
 
 /* pass 2: output list c' of run o merges input lists c' F .. c' F + F - 1 of run o (each
  * sorted: the first slot that does not go before the last kept ends that list) */
-template <typename T, int KL>
+template <typename T, typename W>
 __global__ void topk_merge(Lists<T> in, ListMap Mi, Lists<T> out, ListMap Mo, int k, bool is_min)
 {
     for (int64_t l = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; l < out.P;
          l += (int64_t)gridDim.x * blockDim.x) {
         int64_t o, c;
         Mo.of(l, o, c);
-        TOPK_SLOTS(T, KL, out, l, k);
+        W w(out, l, k);
+        T wv = 0;
+        int64_t wi = -1;
         for (int64_t ci = c * kMergeWays; ci < Mi.Lr && ci < c * kMergeWays + kMergeWays; ci++) {
             int64_t li = Mi.list(o, ci);
             for (int s = 0; s < k; s++) {
@@ -134,10 +168,11 @@ __global__ void topk_merge(Lists<T> in, ListMap Mi, Lists<T> out, ListMap Mo, in
                 int64_t ia = in.i[s * in.P + li];
                 if (ia < 0 || !topk_before(a, ia, wv, wi, is_min))
                     break;
-                slots_insert(w, k, a, ia, is_min, wv, wi);
+                w.insert(k, a, ia, is_min);
+                w.last(k, wv, wi);
             }
         }
-        slots_store<T, KL>(w, out, l, k);
+        w.store(out, l, k);
     }
 }
 
@@ -194,20 +229,25 @@ gpudot_status topk_runs(const T *x, int64_t pre, int64_t n, int64_t post, int64_
         int64_t Rb = runs - o0 < R ? runs - o0 : R;
         ListMap M{Rb, Lr, pre == 1};
         a.P = Rb * Lr;
-        bool local = kk <= kTopkLocal;
-        if (local)
-            topk_deal<T, kTopkLocal><<<grid_for(a.P), kThreads, 0, stream>>>(x, pre, n, o0, M, (int)kk,
-                                                                           is_min, a);
+        /* registers where they hold the list (float: 32 slots in 231 registers; double: 16,
+         * whose 32 spilled), else the list in place */
+        constexpr int KL = sizeof(T) == 4 ? 32 : 16;
+        bool reg = kk <= KL;
+        if (reg)
+            topk_deal<T, RegList<T, KL>><<<grid_for(a.P), kThreads, 0, stream>>>(x, pre, n, o0, M,
+                                                                                (int)kk, is_min, a);
         else
-            topk_deal<T, 0><<<grid_for(a.P), kThreads, 0, stream>>>(x, pre, n, o0, M, (int)kk, is_min, a);
+            topk_deal<T, MemList<T>><<<grid_for(a.P), kThreads, 0, stream>>>(x, pre, n, o0, M,
+                                                                           (int)kk, is_min, a);
         while (M.Lr > 1) {
             ListMap Mo{Rb, (M.Lr + kMergeWays - 1) / kMergeWays, M.run_major};
             b.P = Rb * Mo.Lr;
-            if (local)
-                topk_merge<T, kTopkLocal><<<grid_for(b.P), kThreads, 0, stream>>>(a, M, b, Mo, (int)kk,
-                                                                                is_min);
+            if (reg)
+                topk_merge<T, RegList<T, KL>><<<grid_for(b.P), kThreads, 0, stream>>>(a, M, b, Mo,
+                                                                                     (int)kk, is_min);
             else
-                topk_merge<T, 0><<<grid_for(b.P), kThreads, 0, stream>>>(a, M, b, Mo, (int)kk, is_min);
+                topk_merge<T, MemList<T>><<<grid_for(b.P), kThreads, 0, stream>>>(a, M, b, Mo, (int)kk,
+                                                                                is_min);
             Lists<T> t = a;
             a = b, b = t, M = Mo;
         }
