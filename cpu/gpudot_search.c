@@ -36,8 +36,7 @@ typedef struct {
     {                                                                                              \
         if (!cosine)                                                                               \
             return dot;                                                                            \
-        if (checked &&                                                                             \
-            ((a2 > 0 && a2 < TINY) || (b2 > 0 && b2 < TINY) || isinf(a2) || isinf(b2)))           \
+        if (checked && (a2 < TINY || b2 < TINY || isinf(a2) || isinf(b2)))                         \
             *bad = 1;                                                                              \
         A v = a2 > 0 && b2 > 0 && !isinf(a2) && !isinf(b2) ? dot / (sqrt(a2) * sqrt(b2)) : (A)NAN; \
         return v > 1 ? 1 : v < -1 ? -1 : v;                                                        \

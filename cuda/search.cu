@@ -9,7 +9,8 @@
  * A cosine's norms come from the same tiles (the first row of threads squares D's columns,
  * the first column of threads Q's), in the accumulator.  Single data with a double
  * accumulator cannot overflow or underflow there; otherwise a squared norm that is Inf or
- * below kSafe[A] marks the call unsafe and the caller computes it scaled (gsearch.m).
+ * below Safe<A>::tiny (0 included) marks the call unsafe and the caller computes it scaled
+ * (gsearch.m).
  * Scores are rounded to D's class before the selection, so the indices are those of a
  * stable sort of the scores returned.
  */
@@ -42,15 +43,14 @@ template <> struct Safe<float> {
 
 /* A score from its sums: the dot product, or the cosine (a2, b2: the squared norms), NaN
  * for a zero vector or an Inf element, clamped to [-1, 1]; bad: where checked, set if a
- * squared norm overflowed or lost precision in the accumulator */
+ * squared norm may have overflowed, underflowed or lost precision in the accumulator */
 template <typename A>
 __device__ __forceinline__ A score(A dot, A a2, A b2, bool cosine, bool checked, bool &bad)
 {
     if (!cosine)
         return dot;
-    if (checked && (a2 > 0 && a2 < Safe<A>::tiny || b2 > 0 && b2 < Safe<A>::tiny || isinf(a2) ||
-                    isinf(b2)))
-        bad = true;
+    if (checked && (a2 < Safe<A>::tiny || b2 < Safe<A>::tiny || isinf(a2) || isinf(b2)))
+        bad = true; /* (0 too: tiny elements' squares may all underflow) */
     A v = a2 > 0 && b2 > 0 && !isinf(a2) && !isinf(b2) ? dot / (sqrt(a2) * sqrt(b2)) : (A)NAN;
     return v > (A)1 ? (A)1 : v < (A)-1 ? (A)-1 : v;
 }

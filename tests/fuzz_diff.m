@@ -8,8 +8,9 @@
 ##
 ## Calls: gdot, gnorm and gcosine (against @code{dot} / @code{sum (conj (x) .* y, dim)},
 ## @code{norm} / @code{vecnorm} and @code{dot / (norm * norm)}, through tests/check_*.m),
+## gsearch (against @code{D' * Q} over the norms and @code{sort}),
 ## and the garray operations (@code{sum}, @code{mean}, @code{any}, @code{all}, @code{max}
-## and @code{min} with indices, @code{dot},
+## and @code{min} with indices, @code{maxk} and @code{mink}, @code{dot},
 ## @code{norm}, @code{vecnorm}, @code{isequal}, @code{isequaln}, indexing, @code{size},
 ## @code{numel} and the shape queries, @code{gather}) against the same call on the host
 ## array.  Operands: every class (single, double, complex, int8-64, uint8-64, logical,
@@ -62,6 +63,8 @@ function desc = one_case (devices)
     desc = case_reduce ("gnorm", devices);
   elseif (r < 0.70)
     desc = case_reduce ("gcosine", devices);
+  elseif (r < 0.78)
+    desc = case_search (devices);
   else
     desc = case_garray ();
   endif
@@ -180,8 +183,8 @@ function desc = case_garray ()
     x = random_operand (false);
   endwhile
   g = garray (x);
-  ops = {"sum", "mean", "any", "all", "max", "min", "dot", "norm", "vecnorm", "isequal", ...
-         "isequaln", "index", "size", "shape", "gather"};
+  ops = {"sum", "mean", "any", "all", "max", "min", "maxk", "mink", "dot", "norm", "vecnorm", ...
+         "isequal", "isequaln", "index", "size", "shape", "gather"};
   op = ops{randi(numel (ops))};
   desc = sprintf ("%s of garray (%s)", op, describe (x, x));
   switch (op)
@@ -212,6 +215,25 @@ function desc = case_garray ()
       [gm, gi] = feval (op, g, args{:});
       [wm, wi] = feval (op, x, args{:});
       same_exactly (gm, wm, desc);
+      same_exactly (gi, wi, desc);
+    case {"maxk", "mink"}
+      k = randi ([0, max(3, numel (x) + 2)]);
+      if (rand () < 0.3)
+        k = randi ([0 300]);
+      endif
+      args = {k};
+      dim = find (size (x) != 1, 1);
+      if (isempty (dim))
+        dim = 1;
+      endif
+      if (rand () < 0.5)
+        dim = randi (ndims (x) + 2);
+        args{2} = dim;
+      endif
+      desc = sprintf ("[b, i] = %s (garray (%s)%s)", op, describe (x, x), show_args (args));
+      [gb, gi] = feval (op, g, args{:});
+      [wb, wi] = ref_topk (x, k, dim, strcmp (op, "mink"));
+      same_exactly (gb, wb, desc);
       same_exactly (gi, wi, desc);
     case "dot"
       y = partner (x);
@@ -346,6 +368,105 @@ function desc = case_garray ()
     case "gather"
       same_exactly (gather (g), x, desc);
   endswitch
+endfunction
+
+## ---- gsearch ----
+## Q against D (single or double, special values, zero and repeated columns), k from 0 to
+## past n or none, each metric and mode: the scores within the mode's bound of Octave's
+## D' * Q (in double, over the norms), and the indices those of Octave's stable sort of the
+## same call's every score.
+function desc = case_search (devices)
+  cls = ifelse (rand () < 0.5, "single", "double");
+  d = randi ([0 40]);
+  n = randi ([0 300]);
+  m = randi ([0 12]);
+  D = cast (random_values ([d n], strcmp (cls, "single")), cls);
+  Q = cast (random_values ([d m], strcmp (cls, "single")), cls);
+  if (n > 2 && rand () < 0.3)
+    D(:, randi (n)) = 0;
+    D(:, 2) = D(:, 1);
+  endif
+  if (m > 0 && n > 0 && rand () < 0.3)
+    Q(:, 1) = D(:, randi (n));
+  endif
+  args = {};
+  cosine = rand () < 0.7;
+  if (! cosine)
+    args(end+1:end+2) = {"metric", random_case("dot")};
+  endif
+  native = false;
+  if (rand () < 0.3)
+    modes = {"native", "double", "compensated"};
+    mode = modes{randi(3)};
+    native = strcmp (mode, "native");
+    args(end+1:end+2) = {"Accum", random_case(mode)};
+  endif
+  dev = devices{randi(numel (devices))};
+  args(end+1:end+2) = {"device", dev};
+  DD = D;
+  if (rand () < 0.5 && ! strcmp (dev, "cpu"))
+    DD = garray (D);
+  endif
+  k = [];
+  if (rand () < 0.8)
+    k = randi ([0, n + 2]);
+    if (rand () < 0.1)
+      k = randi ([250 300]);
+    endif
+  endif
+  desc = sprintf ("gsearch (%s, %s, %s%s)", describe (Q, Q), describe (D, DD), mat2str (k), show_args (args));
+  dump (Q, D, args);
+  S = gsearch (Q, DD, args{:});
+  ## the reference: exact products of singles and double sums, as the double mode
+  R = double (D)' * double (Q);
+  if (cosine)   # each column scaled by a power of two first (exact: no overflow, and
+                # subnormal columns keep their bits), then D' * Q over the norms
+    Ds = scale_columns (double (D));
+    Qs = scale_columns (double (Q));
+    R = (Ds' * Qs) ./ (sqrt (sumsq (Ds, 1))' .* sqrt (sumsq (Qs, 1)));
+    R(R > 1) = 1;
+    R(R < -1) = -1;
+    R(:, sumsq (Qs, 1) == 0) = NaN;
+    R(sumsq (Ds, 1) == 0, :) = NaN;
+  endif
+  same_exactly (size (S), [n m], desc);
+  same_exactly (class (S), cls, desc);
+  acc_single = native && strcmp (cls, "single");
+  u = ifelse (acc_single, 2^-24, 2^-53);
+  if (cosine)
+    tol = 2 * eps (cls) + 2 * (d + 4) * u + zeros (n, m);
+  else
+    ## plus each product's underflow (a subnormal's worth) where the accumulator loses it
+    mag = abs (double (D))' * abs (double (Q));
+    tol = 2 * eps (cls) * abs (R) + (d + 2) * (u * mag + ifelse (acc_single, 2^-149, 2^-1074));
+  endif
+  Sd = double (S);
+  ok = (isnan (R) & isnan (Sd)) | Sd == R | abs (Sd - R) <= tol;
+  if (! cosine)
+    ## past the class's range the answer is the class's overflow (native single sums
+    ## overflow inside too), and Octave's double D' * Q may overflow where ours does not
+    lim = realmax (cls) * (1 - 1e-6);
+    big = abs (R) >= lim | (acc_single & mag >= lim) | ! isfinite (R);
+    ok |= big & (! isfinite (Sd) | abs (Sd) >= lim | acc_single | ! isfinite (R));
+  endif
+  if (! all (ok(:)))
+    e = find (! ok, 1);
+    error ("%s: score %d is %.17g, Octave %.17g (tol %g)", desc, e, Sd(e), R(e), tol(e));
+  endif
+  if (! isempty (k))
+    [Sk, Ik] = gsearch (Q, DD, k, args{:});
+    kk = min (k, n);
+    [~, ord] = sort (-Sd, 1);
+    same_exactly (Ik, ord(1:kk, :), desc);
+    same_exactly (Sk, S(sub2ind ([n m], Ik, repmat (1:m, kk, 1))), desc);
+  endif
+endfunction
+
+## x's columns each times the power of two that brings its largest magnitude into [0.5, 1)
+function x = scale_columns (x)
+  [~, e] = log2 (max (abs (x), [], 1));
+  h = fix (-e / 2);                     # in two steps: 2^-e alone may overflow
+  x = (x .* pow2 (h)) .* pow2 (-e - h);
 endfunction
 
 ## GPUDOT_FUZZ_DUMP=FILE keeps a case's operands (x, y: the host data; args: the call's

@@ -1,35 +1,7 @@
 ## The best k and the similarity search: garray's maxk and mink against a stable sort
-## (ref_topk), on the device and on the host; gsearch against double references computed
+## (tests/ref_topk.m), on the device and on the host; gsearch against double references computed
 ## here, its indices against a stable sort of its own scores, the CPU engine against the
 ## GPU, parts on several GPUs (or several parts on one), and its errors.
-
-%!function [v, i] = ref_topk (x, k, dim, is_min)
-%!  ## a stable sort: -x ascending keeps NaN last and equal values in index order
-%!  if (dim > ndims (x))
-%!    i = ones (size (x));
-%!  elseif (is_min)
-%!    [~, i] = sort (x, dim, "ascend");
-%!  else
-%!    [~, i] = sort (-x, dim, "ascend");
-%!  endif
-%!  n = size (x, dim);
-%!  idx = repmat ({':'}, 1, max (ndims (x), dim));
-%!  idx{dim} = 1:min (k, n);
-%!  i = i(idx{:});
-%!  sz = size (x);
-%!  sz(end+1:dim) = 1;
-%!  v = x(sub2ind_along (sz, i, dim));
-%!endfunction
-
-%!function L = sub2ind_along (sz, i, dim)
-%!  ## linear indices of x for the indices i taken along dim
-%!  isz = size (i);
-%!  isz(end+1:numel (sz)) = 1;
-%!  subs = cell (1, numel (sz));
-%!  [subs{:}] = ndgrid (arrayfun (@(e) 1:e, isz, "UniformOutput", false){:});
-%!  subs{dim} = i;
-%!  L = sub2ind (sz, subs{:});
-%!endfunction
 
 %!function x = tricky (sz, cls)
 %!  ## ties, NaN, +-Inf, +-0 among random values
