@@ -8,11 +8,12 @@ function [v, i] = ref_topk (x, k, dim, is_min)
   perm = [dim, 1:dim-1, dim+1:numel(sz)];
   xr = reshape (permute (x, perm), n, []);
   s = ifelse (is_min, 1, -1);
+  cx = iscomplex (x);   # (a column of zero imaginary parts may narrow to real below)
   kk = min (k, n);
   i = zeros (kk, columns (xr));
   for c = 1:columns (xr)
     col = xr(:, c);
-    if (iscomplex (col))
+    if (cx)
       ang = arg (col);
       ang(ang == -pi) = pi;
       [~, ord] = sortrows ([isnan(col), s * abs(col), s * ang, (1:n)']);
