@@ -324,6 +324,18 @@ if shard_rows:
         P(f"\n{many['op']}: {many['gbs'] / one['gbs']:.2f}x the bandwidth of one GPU.")
     P("")
 
+search_rows = [r for r in rows if r["section"] == "search"]
+if search_rows:
+    P("## Similarity search\n")
+    P(f"bench/search_bench.m and bench/search_torch.py on {search_rows[0]['device']}: whole calls "
+      "from Octave (median of single calls) on resident single data, and PyTorch's matrix "
+      "product and topk (FAISS's flat-index method, TF32 off) in the same run.\n")
+    P("| case | shape | median us |")
+    P("|---|---|---|")
+    for r in search_rows:
+        P(f"| {r['op']} | {r['shape']} | {fmt(r['us'], 1)} |")
+    P("")
+
 notes = "bench/notes.md"
 if os.path.exists(notes):
     P(open(notes).read())

@@ -4,8 +4,10 @@
 #   2. bench/octave_bench.m: calls from Octave, host and resident data, with the BLAS that
 #      Octave loads, and again with the reference BLAS when OpenBLAS came from
 #      LD_LIBRARY_PATH (the octave bundle's env.sh);
-#   3. bench/shard_bench.m where more than one GPU is visible: garrays on all of them;
-#   4. bench/report.py: bench/results/<device>.csv and BENCHMARKS.md.
+#   3. bench/search_bench.m (gsearch, 768 x 10^6) and bench/search_torch.py (PyTorch's
+#      peer, where torch imports);
+#   4. bench/shard_bench.m where more than one GPU is visible: garrays on all of them;
+#   5. bench/report.py: bench/results/<device>.csv and BENCHMARKS.md.
 # Environment: BUILD (build), OCTAVE (octave-cli), BENCH_MAXLOG (30: largest log2 n of the
 # kernel part; the Octave part stops at 26), BENCH_SKIP_BUILD=1 (use the binaries as they are).
 set -eu
@@ -33,6 +35,11 @@ case "${LD_LIBRARY_PATH:-}" in
     LD_LIBRARY_PATH=$ref BENCH_PARTS=host BENCH_CSV="$tmp/octave.csv" GPUDOT_MEXDIR="$BUILD" \
       $OCT bench/octave_bench.m ;;
 esac
+echo "run_bench: similarity search ($(($(date +%s) - start)) s so far)"
+BENCH_CSV="$tmp/octave.csv" GPUDOT_MEXDIR="$BUILD" $OCT bench/search_bench.m
+if python3 -c 'import torch' 2>/dev/null; then
+  BENCH_CSV="$tmp/octave.csv" python3 bench/search_torch.py
+fi
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 if [ "${ngpu:-0}" -gt 1 ]; then
   echo "run_bench: $ngpu GPUs: garrays on all of them ($(($(date +%s) - start)) s so far)"

@@ -45,7 +45,11 @@
 ## gives what Octave gives for an empty array); @code{isequaln} compares contents.
 ## @code{max} and @code{min} (@code{[m, i] = max (g, [], dim)}) run on the device by
 ## Octave's rules (NaN skipped unless alone, ties to the lowest index, complex values by
-## magnitude, then argument).
+## magnitude, then argument).  @code{[b, i] = maxk (g, k, dim)} and @code{mink} give the
+## k largest (smallest) along @var{dim}, NaN after every number, equal values by the
+## lowest index (the first k of a stable sort); on the device for real garrays on one
+## GPU and k <= 256, else through the host; a @var{k} that is not a non-negative integer
+## is @code{gpudot:badOption}.  @code{gsearch (Q, g, k)} searches a garray's columns.
 ## Arithmetic, comparisons, concatenation, assignment, @code{max (g, y)},
 ## @code{prod}, @code{sort}, @code{reshape} and other element-wise or reshaping functions
 ## need host data: they give @code{gpudot:gatherFirst}.  Octave itself decides some uses
@@ -74,7 +78,7 @@
 ## (a CUDA failure, with CUDA's text; after a kernel fault CUDA is lost to the process and
 ## garrays cannot be read: restart Octave).  Warning: @code{gpudot:noDevice}.
 ##
-## @seealso{gather, gdot, gnorm, gcosine, gpudot_info, gpudot_gpu_available}
+## @seealso{gather, gdot, gnorm, gcosine, gsearch, gpudot_info, gpudot_gpu_available}
 ## @end deftypefn
 
 classdef garray < handle
