@@ -17,17 +17,17 @@
 #include "gpudot_engine.h"
 
 #define LANES 8
-#define QG 8                                /* queries a pass over a block */
-#define NB 32                               /* columns a task: 96 KB of 768-row singles */
-#define CHUNK_BYTES ((int64_t)64 << 20)     /* scores of a chunk (host memory) */
+#define QG 8                            /* queries a pass over a block */
+#define NB 32                           /* columns a task: 96 KB of 768-row singles */
+#define CHUNK_BYTES ((int64_t)64 << 20) /* scores of a chunk (host memory) */
 
 typedef struct {
     const gpudot_search_req *r;
-    const void *D;   /* the chunk's first column */
-    const void *qa;  /* the queries in the accumulator's type, q d + k */
-    int64_t nc;      /* columns in the chunk */
-    void *s;         /* the chunk's scores, q nc + j, D's class */
-    int bad;         /* (tasks only set it) */
+    const void *D;  /* the chunk's first column */
+    const void *qa; /* the queries in the accumulator's type, q d + k */
+    int64_t nc;     /* columns in the chunk */
+    void *s;        /* the chunk's scores, q nc + j, D's class */
+    int bad;        /* (tasks only set it) */
 } search_job;
 
 /* A score from its sums (the device's score () in cuda/search.cu) */
@@ -116,7 +116,8 @@ DEFINE_BLOCK(fd, float, double)
 DEFINE_BLOCK(ff, float, float)
 DEFINE_BLOCK(dd, double, double)
 
-gpudot_status gpudot_search_merge(gpudot_search_req *r, const void *cv, const int64_t *ci, int64_t W)
+gpudot_status gpudot_search_merge(gpudot_search_req *r, const void *cv, const int64_t *ci,
+                                  int64_t W)
 {
     int64_t m = r->m, kk = r->k < W ? r->k : W;
     if (kk <= 0 || m == 0)
@@ -143,7 +144,8 @@ gpudot_status gpudot_search_host(gpudot_search_req *r)
     nc = nc < n ? nc : n;
     int64_t chunks = (n + nc - 1) / nc, kk = k < 0 ? 0 : (k < nc ? k : nc), W = chunks * kk;
     void *qa = malloc((size_t)(d * m) * as + 1), *s = malloc((size_t)(nc * m) * es);
-    void *cv = W ? malloc((size_t)(W * m) * es) : NULL, *tv = kk ? malloc((size_t)(kk * m) * es) : NULL;
+    void *cv = W ? malloc((size_t)(W * m) * es) : NULL,
+         *tv = kk ? malloc((size_t)(kk * m) * es) : NULL;
     int64_t *ci = W ? malloc((size_t)(W * m) * 8) : NULL;
     double *ti = kk ? malloc((size_t)(kk * m) * 8) : NULL;
     gpudot_status st = GPUDOT_OK;
@@ -164,8 +166,8 @@ gpudot_status gpudot_search_host(gpudot_search_req *r)
         r->unsafe |= J.bad;
         if (k < 0) { /* every score: rows j0 .. j0 + ncc of the n x m result */
             for (int64_t q = 0; q < m; q++)
-                memcpy((char *)r->scores + (size_t)(q * n + j0) * es, (char *)s + (size_t)(q * ncc) * es,
-                       (size_t)ncc * es);
+                memcpy((char *)r->scores + (size_t)(q * n + j0) * es,
+                       (char *)s + (size_t)(q * ncc) * es, (size_t)ncc * es);
             continue;
         }
         int64_t kc = k < ncc ? k : ncc;

@@ -33,7 +33,7 @@ struct Engine {
     cudaDeviceProp prop;
     int target_blocks = 0; /* blocks that fill the device once */
     DevBuf x, y, out, carry, partials, tickets, slots;
-    DevBuf search, topk; /* search.cu's queries, scores and candidates; topk.cu's lists */
+    DevBuf search, topk;    /* search.cu's queries, scores and candidates; topk.cu's lists */
     void *mapped = nullptr; /* pinned, mapped host memory for small results */
     void *mapped_dev = nullptr;
     size_t tickets_n = 0;

@@ -288,7 +288,8 @@ __global__ void __launch_bounds__(256)
             for (int h = 0; h < 2; h++) {
                 int ql = wq * 32 + i * 8 + g, jl = wj * 32 + jt * 8 + 2 * t + h;
                 int64_t q = q0 + ql, j = j0 + jl;
-                double v = score(c[i][jt][h], qn[ql], dn[jl], cosine, checked && q < m && j < nc, bad);
+                double v =
+                    score(c[i][jt][h], qn[ql], dn[jl], cosine, checked && q < m && j < nc, bad);
                 if (q < m && j < nc)
                     s[q * nc + j] = (T)v;
             }
@@ -315,14 +316,17 @@ static void launch_tiles(const T *Q, const T *Dc, int64_t d, int64_t m, int64_t 
     if (m <= kFewQueries && sm <= E->prop.sharedMemPerBlockOptin) {
         int64_t b = (nc + 7) / 8;
         unsigned g = (unsigned)(b < 132 * 16 ? b : 132 * 16);
-        auto few = M == 1 ? search_few<T, A, 1> : M == 2 ? search_few<T, A, 2>
-                 : M == 4 ? search_few<T, A, 4> : search_few<T, A, 8>;
+        auto few = M == 1   ? search_few<T, A, 1>
+                   : M == 2 ? search_few<T, A, 2>
+                   : M == 4 ? search_few<T, A, 4>
+                            : search_few<T, A, 8>;
         if (sm > 48 * 1024) /* (past the default: asked for) */
             cudaFuncSetAttribute(few, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
         few<<<g, 256, sm>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
     } else if (sizeof(A) == 8 && search_mma_ok<T>()) {
         dim3 g((unsigned)((nc + 127) / 128), (unsigned)((m + 63) / 64));
-        cudaFuncSetAttribute(search_mma<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kMmaSmem);
+        cudaFuncSetAttribute(search_mma<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)kMmaSmem);
         search_mma<T><<<g, 256, kMmaSmem>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
     } else if (m <= 8) {
         dim3 g((unsigned)((nc + 127) / 128), (unsigned)((m + 7) / 8));
@@ -350,7 +354,8 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
     /* one allocation: the flag, Q, the chunk's scores, its candidates, each 256-aligned */
     auto up = [](size_t b) { return (b + 255) / 256 * 256; };
     size_t qb = up((size_t)(d * m) * es), sb = up((size_t)(nc * m) * es), cb = (size_t)(kk * m);
-    gpudot_status st = buf_need(E->search, 256 + qb + sb + up(cb * 8) + cb * es, "cudaMalloc (search)");
+    gpudot_status st =
+        buf_need(E->search, 256 + qb + sb + up(cb * 8) + cb * es, "cudaMalloc (search)");
     if (st != GPUDOT_OK)
         return st;
     void *mem = E->search.p;

@@ -30,7 +30,10 @@ constexpr int kDealAhead = 8;
 struct ListMap {
     int64_t R, Lr;
     bool run_major;
-    __device__ int64_t list(int64_t o, int64_t c) const { return run_major ? o * Lr + c : c * R + o; }
+    __device__ int64_t list(int64_t o, int64_t c) const
+    {
+        return run_major ? o * Lr + c : c * R + o;
+    }
     __device__ void of(int64_t l, int64_t &o, int64_t &c) const
     {
         if (run_major)
@@ -215,7 +218,8 @@ gpudot_status topk_runs(const T *x, int64_t pre, int64_t n, int64_t post, int64_
     Lr = Lr < most ? Lr : most;
     Lr = Lr > 0 ? Lr : 1;
     int64_t R = most / Lr < runs ? most / Lr : runs;
-    gpudot_status st = buf_need(E->topk, (size_t)(2 * R * Lr * kk * slot), "cudaMalloc (maxk/mink)");
+    gpudot_status st =
+        buf_need(E->topk, (size_t)(2 * R * Lr * kk * slot), "cudaMalloc (maxk/mink)");
     if (st != GPUDOT_OK)
         return st;
     void *scratch = E->topk.p;
@@ -234,20 +238,20 @@ gpudot_status topk_runs(const T *x, int64_t pre, int64_t n, int64_t post, int64_
         constexpr int KL = sizeof(T) == 4 ? 32 : 16;
         bool reg = kk <= KL;
         if (reg)
-            topk_deal<T, RegList<T, KL>><<<grid_for(a.P), kThreads, 0, stream>>>(x, pre, n, o0, M,
-                                                                                (int)kk, is_min, a);
+            topk_deal<T, RegList<T, KL>>
+                <<<grid_for(a.P), kThreads, 0, stream>>>(x, pre, n, o0, M, (int)kk, is_min, a);
         else
-            topk_deal<T, MemList<T>><<<grid_for(a.P), kThreads, 0, stream>>>(x, pre, n, o0, M,
-                                                                           (int)kk, is_min, a);
+            topk_deal<T, MemList<T>>
+                <<<grid_for(a.P), kThreads, 0, stream>>>(x, pre, n, o0, M, (int)kk, is_min, a);
         while (M.Lr > 1) {
             ListMap Mo{Rb, (M.Lr + kMergeWays - 1) / kMergeWays, M.run_major};
             b.P = Rb * Mo.Lr;
             if (reg)
-                topk_merge<T, RegList<T, KL>><<<grid_for(b.P), kThreads, 0, stream>>>(a, M, b, Mo,
-                                                                                     (int)kk, is_min);
+                topk_merge<T, RegList<T, KL>>
+                    <<<grid_for(b.P), kThreads, 0, stream>>>(a, M, b, Mo, (int)kk, is_min);
             else
-                topk_merge<T, MemList<T>><<<grid_for(b.P), kThreads, 0, stream>>>(a, M, b, Mo, (int)kk,
-                                                                                is_min);
+                topk_merge<T, MemList<T>>
+                    <<<grid_for(b.P), kThreads, 0, stream>>>(a, M, b, Mo, (int)kk, is_min);
             Lists<T> t = a;
             a = b, b = t, M = Mo;
         }

@@ -190,9 +190,9 @@ gpudot_status gpudot_topk_host(const void *x, int single, int64_t pre, int64_t n
  * k <= 256.  unsafe (out): a squared norm overflowed or lost precision in the accumulator,
  * the cosines must be computed scaled. */
 typedef struct {
-    int dev;        /* CUDA ordinal; -1: the primary device (a garray on one GPU) */
-    const void *d;  /* dim x n of D's columns, device memory of dev */
-    int64_t j0, n;  /* columns j0 .. j0 + n of D */
+    int dev;       /* CUDA ordinal; -1: the primary device (a garray on one GPU) */
+    const void *d; /* dim x n of D's columns, device memory of dev */
+    int64_t j0, n; /* columns j0 .. j0 + n of D */
 } gpudot_search_part;
 typedef struct {
     const void *q;

@@ -18,8 +18,8 @@
 
 /* x seen as pre x n x post along dim; odims: x's extents with len at dim (past x's
  * dimensions too: *ond of them) */
-static void split_at(int nd, const mwSize *dims, int64_t dim, mwSize len, int64_t *pre,
-                     int64_t *n, int64_t *post, mwSize *odims, int *ond)
+static void split_at(int nd, const mwSize *dims, int64_t dim, mwSize len, int64_t *pre, int64_t *n,
+                     int64_t *post, mwSize *odims, int *ond)
 {
     *pre = *n = *post = 1;
     *ond = dim > nd ? (int)dim : nd;
@@ -85,8 +85,8 @@ static void op_topk(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     void *val;
     mxArray *v = make_out(ond, odims, single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, 0, &val);
     mxArray *i = mxCreateNumericArray((mwSize)ond, odims, mxDOUBLE_CLASS, mxREAL);
-    gpudot_status st = gpudot_topk_host(mxGetData(x), single, pre, n, post, kk,
-                                        flag_arg(prhs[4]), val, mxGetDoubles(i));
+    gpudot_status st = gpudot_topk_host(mxGetData(x), single, pre, n, post, kk, flag_arg(prhs[4]),
+                                        val, mxGetDoubles(i));
     if (st != GPUDOT_OK) {
         mxDestroyArray(v);
         mxDestroyArray(i);
@@ -123,7 +123,8 @@ static void op_garray_topk(int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
 
 /* The request of a search of Q against D (dim x n, D's class: single or double), k checked */
 static void search_req(gpudot_search_req *r, const mxArray *Q, int single, int64_t dim, int64_t n,
-                       const mxArray *ka, const mxArray *cosine, const mxArray *native, int64_t kmax)
+                       const mxArray *ka, const mxArray *cosine, const mxArray *native,
+                       int64_t kmax)
 {
     if (!(single ? mxIsSingle(Q) : mxIsDouble(Q)) || mxIsComplex(Q) || mxIsSparse(Q) ||
         mxGetNumberOfDimensions(Q) != 2 || (int64_t)mxGetM(Q) != dim)
@@ -152,8 +153,8 @@ static void search_out(int nlhs, mxArray *plhs[], gpudot_search_req *r,
     void *sv;
     mwSize od[2] = {(mwSize)rows, (mwSize)r->m};
     mxArray *S = make_out(2, od, r->single ? mxSINGLE_CLASS : mxDOUBLE_CLASS, 0, &sv);
-    mxArray *I = mxCreateNumericMatrix(r->k < 0 ? 0 : (mwSize)rows, (mwSize)r->m, mxDOUBLE_CLASS,
-                                       mxREAL);
+    mxArray *I =
+        mxCreateNumericMatrix(r->k < 0 ? 0 : (mwSize)rows, (mwSize)r->m, mxDOUBLE_CLASS, mxREAL);
     r->scores = sv;
     r->idx = mxGetDoubles(I);
     gpudot_status st = rows * r->m > 0 ? search(r) : GPUDOT_OK;
@@ -179,8 +180,8 @@ static void op_search(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
         mxGetNumberOfDimensions(D) != 2)
         gd_error("gpudot:badType", "__gpudot__: search takes Q and a real matrix D");
     gpudot_search_req r;
-    search_req(&r, prhs[1], mxIsSingle(D), (int64_t)mxGetM(D), (int64_t)mxGetN(D), prhs[3],
-               prhs[4], prhs[5], INT64_MAX / 2);
+    search_req(&r, prhs[1], mxIsSingle(D), (int64_t)mxGetM(D), (int64_t)mxGetN(D), prhs[3], prhs[4],
+               prhs[5], INT64_MAX / 2);
     r.nparts = 1;
     r.parts[0] = (gpudot_search_part){-1, mxGetData(D), 0, r.n};
     search_out(nlhs, plhs, &r, gpudot_search_host);
