@@ -10,18 +10,19 @@ function [v, i] = ref_topk (x, k, dim, is_min)
   s = ifelse (is_min, 1, -1);
   cx = iscomplex (x);   # (a column of zero imaginary parts may narrow to real below)
   kk = min (k, n);
-  i = zeros (kk, columns (xr));
-  for c = 1:columns (xr)
-    col = xr(:, c);
-    if (cx)
+  if (cx)
+    i = zeros (kk, columns (xr));
+    for c = 1:columns (xr)
+      col = xr(:, c);
       ang = arg (col);
       ang(ang == -pi) = pi;
       [~, ord] = sortrows ([isnan(col), s * abs(col), s * ang, (1:n)']);
-    else
-      [~, ord] = sort (s * double (col));   # stable; NaN last; -0 and 0 equal
-    endif
-    i(:, c) = ord(1:kk);
-  endfor
+      i(:, c) = ord(1:kk);
+    endfor
+  else
+    [~, ord] = sort (s * double (xr), 1);   # stable; NaN last; -0 and 0 equal
+    i = ord(1:kk, :);
+  endif
   v = xr(sub2ind (size (xr), i, repmat (1:columns (xr), kk, 1)));
   if (isempty (v))
     v = zeros (kk, columns (xr), class (x));
