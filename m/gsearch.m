@@ -27,8 +27,8 @@
 ## is, with @var{D} read once for all the queries, and the best @var{k} are chosen on
 ## the device: the n x m scores never reach the host (nor exist whole on the device).
 ## A garray on several GPUs is searched on all of them at once, the same answer for any
-## list of devices.  On the CPU engine the scores come from the BLAS Octave loads (dgemm
-## or sgemm, a block of columns at a time) and a partial selection picks the best.
+## list of devices.  Host data goes to the CPU engine: blocks of columns against the
+## queries on all its threads, and a partial selection (not a sort) of the best.
 ##
 ## Shapes follow @code{gcosine}'s columns-as-vectors convention.  The statistics
 ## package's @code{[Idx, Dist] = knnsearch (X, Y, "K", k, "Distance", "cosine")} is
@@ -51,7 +51,9 @@
 ##
 ## @var{Q} and @var{D} are real single or double matrices (or garrays) with the same
 ## number of rows; the queries are converted to @var{D}'s class, and the results have it.
-## Cosines of huge or tiny vectors are scaled as @code{gcosine}'s are.
+## Where a squared norm leaves the accumulator's range (huge, tiny or zero columns of
+## doubles, or singles in @qcode{"native"}), the cosines are computed query by query
+## through @code{gcosine}, scaled: slower, never wrong.
 ##
 ## Errors (identifiers): @code{gpudot:badType}, @code{gpudot:sizeMismatch} (rows of
 ## @var{Q} and @var{D} differ), @code{gpudot:badOption} (a @var{k} that is not a
