@@ -21,7 +21,7 @@
 ## sort of the scores, so equal scores go to the lowest column.  NaN scores (a zero
 ## column, or NaN or Inf elements) come after every number.  A @var{k} above n gives all
 ## n, @var{k} = 0 empty results.  Without @var{k}, @var{S} is every score, n x m
-## (@code{gcosine (Q(:, j), D)'} is its column j).
+## (its column j: @code{gcosine (Q(:, j), D)}, transposed).
 ##
 ## On the GPU, for a garray @var{D}, the scores are computed in blocks as a matrix product
 ## is, with @var{D} read once for all the queries, and the best @var{k} are chosen on
