@@ -33,7 +33,10 @@ if (isnan (n))
   n = 1e6;
 endif
 csv = getenv ("BENCH_CSV");
-fid = ifelse (isempty (csv), stdout, fopen (csv, "a"));
+fid = stdout;
+if (! isempty (csv))
+  fid = fopen (csv, "a");
+endif
 info = gpudot_info ();
 dev = info.device_name;
 d = 768;

@@ -340,6 +340,15 @@ static void launch_tiles(const T *Q, const T *Dc, int64_t d, int64_t m, int64_t 
     }
 }
 
+/* Columns of a part's chunk of scores (search_one cuts by it, part_width sizes the host's
+ * candidates by it): kSearchChunk bytes of m queries' scores, at least 128 columns. */
+static int64_t chunk_columns(int64_t m, int64_t n, size_t es)
+{
+    int64_t nc = (int64_t)(kSearchChunk / ((size_t)m * es));
+    nc = nc < n ? nc : n;
+    return nc > 128 ? nc : (n < 128 ? n : 128);
+}
+
 /* One device's part: D (device memory of E's device) against Q (host). */
 template <typename T>
 static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t n, int64_t col0,
@@ -347,9 +356,7 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
 {
     int64_t d = r->dim, m = r->m, k = r->k;
     size_t es = sizeof(T);
-    int64_t nc = (int64_t)(kSearchChunk / ((size_t)m * es));
-    nc = nc < n ? nc : n;
-    nc = nc > 128 ? nc : (n < 128 ? n : 128);
+    int64_t nc = chunk_columns(m, n, es);
     int64_t kk = k < 0 ? 0 : (k < nc ? k : nc), chunks = n > 0 ? (n + nc - 1) / nc : 0;
     /* one allocation: the flag, Q, the chunk's scores, its candidates, each 256-aligned */
     auto up = [](size_t b) { return (b + 255) / 256 * 256; };
@@ -414,9 +421,7 @@ static int64_t part_width(const gpudot_search_req *r, int64_t n, size_t es)
 {
     if (r->k < 0 || n == 0)
         return 0;
-    int64_t nc = (int64_t)(kSearchChunk / ((size_t)r->m * es));
-    nc = nc < n ? nc : n;
-    nc = nc > 128 ? nc : (n < 128 ? n : 128);
+    int64_t nc = chunk_columns(r->m, n, es);
     int64_t kk = r->k < nc ? r->k : nc;
     return (n + nc - 1) / nc * kk;
 }
