@@ -2,11 +2,14 @@
  * CUDA engine: the best k of runs of real values (topk.cuh has the order): garray's maxk and
  * mink, and the search's selection from each chunk of scores.
  *
- * Each run's elements are dealt to Lr lists (element j to list j mod Lr), each list kept
- * sorted, best first, by one thread (pass 1); lists are then merged eight at a time until
- * one is left a run (pass 2); the last copies it out.  Runs go in batches so that the
- * lists never need more than kScratch bytes.  The lists lie interleaved (slot s of list l
- * at s P + l), so neighbouring threads touch neighbouring words.
+ * Contiguous runs (the search's chunks, maxk along a matrix's columns): a warp a segment of
+ * a run keeps the segment's best k in registers across its lanes (WarpList); the warps'
+ * lists are merged 32 at a time by the same code.  Strided runs: each run's elements are
+ * dealt to Lr lists (element j to list j mod Lr), each kept sorted by one thread; lists are
+ * then merged eight at a time until one is left a run.  The order is total (ties by index),
+ * so the result does not depend on how the runs are cut.  Runs go in batches so that the
+ * lists never need more than kScratch bytes.  The strided lists lie interleaved (slot s of
+ * list l at s P + l), so neighbouring threads touch neighbouring words.
  */
 #include <cstdlib>
 
@@ -195,6 +198,196 @@ __global__ void topk_out(Lists<T> L, ListMap M, int64_t pre, int64_t o0, int k, 
     }
 }
 
+/* Contiguous runs (pre = 1): a warp a segment of a run.  The warp's best k lie in its
+ * registers (slot s in lane s % 32, register s / 32), and every lane knows the k-th; an
+ * element is tested against it with one comparison, and the few that beat it are inserted
+ * one at a time, lowest lane first, by the whole warp (no divergence, no local memory). */
+template <typename T, int R> struct WarpList {
+    T v[R];
+    int64_t i[R];
+    T tv; /* the k-th best so far (ti < 0: fewer than k yet) */
+    int64_t ti;
+    int k, lane;
+    bool is_min;
+    __device__ __forceinline__ WarpList(int k_, bool m) : tv(0), ti(-1), k(k_), is_min(m)
+    {
+        lane = threadIdx.x & 31;
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            v[r] = 0, i[r] = -1;
+    }
+    /* (b, ib), the same on every lane, into its place; the k-th goes out */
+    __device__ __forceinline__ void insert(T b, int64_t ib)
+    {
+        int p = 0;
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            if (r * 32 < k)
+                p += __popc(__ballot_sync(0xffffffffu, topk_before(v[r], i[r], b, ib, is_min)));
+        T pv[R];
+        int64_t pi[R];
+#pragma unroll
+        for (int r = 0; r < R; r++) { /* each slot's predecessor */
+            pv[r] = v[r], pi[r] = i[r];
+            if (r * 32 >= k)
+                continue;
+            pv[r] = __shfl_up_sync(0xffffffffu, v[r], 1);
+            pi[r] = __shfl_up_sync(0xffffffffu, i[r], 1);
+            if (r > 0) {
+                T wv = __shfl_sync(0xffffffffu, v[r - 1], 31);
+                int64_t wi = __shfl_sync(0xffffffffu, i[r - 1], 31);
+                if (lane == 0)
+                    pv[r] = wv, pi[r] = wi;
+            }
+        }
+        T kv = v[0];
+        int64_t ki = i[0];
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            int s = r * 32 + lane;
+            if (s < k && s > p)
+                v[r] = pv[r], i[r] = pi[r];
+            else if (s < k && s == p)
+                v[r] = b, i[r] = ib;
+            if (r == (k - 1) / 32)
+                kv = v[r], ki = i[r];
+        }
+        tv = __shfl_sync(0xffffffffu, kv, (k - 1) & 31);
+        ti = __shfl_sync(0xffffffffu, ki, (k - 1) & 31);
+    }
+    /* each lane's (a, ia) where ok: those that beat the k-th, in lane order */
+    __device__ __forceinline__ void offer(bool ok, T a, int64_t ia)
+    {
+        bool want = ok && topk_before(a, ia, tv, ti, is_min);
+        unsigned mask;
+        while ((mask = __ballot_sync(0xffffffffu, want)) != 0) {
+            int src = __ffs(mask) - 1;
+            insert(__shfl_sync(0xffffffffu, a, src), __shfl_sync(0xffffffffu, ia, src));
+            want = want && lane != src && topk_before(a, ia, tv, ti, is_min);
+        }
+    }
+    /* the k slots to list w of L (slot s at w k + s), or, if val, to run o's output */
+    __device__ __forceinline__ void store(Lists<T> L, int64_t w, T *val, int64_t *idx,
+                                          int64_t o) const
+    {
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            int s = r * 32 + lane;
+            if (s >= k)
+                continue;
+            if (val)
+                val[o * k + s] = v[r], idx[o * k + s] = i[r];
+            else
+                L.v[w * k + s] = v[r], L.i[w * k + s] = i[r];
+        }
+    }
+};
+
+/* Loads a lane keeps in flight while dealing (a warp: 32 x kWarpAhead elements a step). */
+constexpr int kWarpAhead = 8;
+/* Warps a launch aims for (64 a SM), and the fewest elements a warp deals (4 steps). */
+constexpr int64_t kWarpsWanted = 132 * 64;
+constexpr int64_t kWarpMin = 4 * 32 * kWarpAhead;
+/* Lists a warp merges: 32 (32 k candidates, adjacent in memory). */
+constexpr int64_t kWarpMerge = 32;
+
+/* pass 1 (contiguous runs): warp w takes elements c seg .. (c + 1) seg of run o0 + w / S,
+ * c = w % S; one segment a run (S = 1) writes the run's result itself */
+template <typename T, int R>
+__global__ void __launch_bounds__(256)
+    topk_warp_deal(const T *x, int64_t n, int64_t o0, int64_t Rb, int64_t S, int64_t seg, int k,
+                   bool is_min, Lists<T> L, T *val, int64_t *idx)
+{
+    int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (w >= Rb * S) /* (the whole warp) */
+        return;
+    int64_t o = w / S, c = w % S, j1 = (c + 1) * seg < n ? (c + 1) * seg : n;
+    const T *run = x + (o0 + o) * n;
+    WarpList<T, R> W(k, is_min);
+    for (int64_t j = c * seg + W.lane; j - W.lane < j1; j += 32 * kWarpAhead) {
+        T a[kWarpAhead];
+#pragma unroll
+        for (int u = 0; u < kWarpAhead; u++)
+            a[u] = j + u * 32 < j1 ? run[j + u * 32] : (T)0;
+#pragma unroll
+        for (int u = 0; u < kWarpAhead; u++)
+            W.offer(j + u * 32 < j1, a[u], j + u * 32);
+    }
+    W.store(L, w, val, idx, o0 + o);
+}
+
+/* pass 2: warp w merges lists c kWarpMerge .. of run o (w = o Lo + c; Li lists a run in,
+ * Lo out), all their slots adjacent; the last round (Lo = 1) writes the runs' results */
+template <typename T, int R>
+__global__ void __launch_bounds__(256)
+    topk_warp_merge(Lists<T> in, int64_t Li, Lists<T> out, int64_t Lo, int64_t Rb, int k,
+                    bool is_min, T *val, int64_t *idx, int64_t o0)
+{
+    int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (w >= Rb * Lo)
+        return;
+    int64_t o = w / Lo, c = w % Lo, first = o * Li + c * kWarpMerge;
+    int64_t lists = Li - c * kWarpMerge < kWarpMerge ? Li - c * kWarpMerge : kWarpMerge;
+    int64_t cnt = lists * k;
+    const T *cv = in.v + first * k;
+    const int64_t *ci = in.i + first * k;
+    WarpList<T, R> W(k, is_min);
+    for (int64_t e = W.lane; e - W.lane < cnt; e += 32 * 4) {
+        T a[4];
+        int64_t ia[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            bool ok = e + u * 32 < cnt;
+            a[u] = ok ? cv[e + u * 32] : (T)0;
+            ia[u] = ok ? ci[e + u * 32] : -1;
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            W.offer(ia[u] >= 0, a[u], ia[u]);
+    }
+    W.store(out, w, Lo == 1 ? val : nullptr, idx, o0 + o);
+}
+
+/* How the contiguous runs are cut: S segments a run of seg elements (a multiple of 32),
+ * S at most most (the lists a set of scratch holds) */
+static void warp_plan(int64_t n, int64_t runs, int64_t most, int64_t &S, int64_t &seg)
+{
+    int64_t want = kWarpsWanted / runs;
+    S = (n + kWarpMin - 1) / kWarpMin;
+    S = S < want ? S : want;
+    S = S < most ? S : most;
+    S = S > 0 ? S : 1;
+    seg = ((n + S - 1) / S + 31) / 32 * 32;
+    S = (n + seg - 1) / seg;
+}
+
+/* The contiguous runs' best kk, Rmax runs a batch: the warps' lists, merged kWarpMerge
+ * at a time */
+template <typename T, int R>
+static cudaError_t topk_contiguous(const T *x, int64_t n, int64_t runs, int64_t kk, bool is_min,
+                                   T *val, int64_t *idx, Lists<T> a, Lists<T> b, int64_t S,
+                                   int64_t seg, int64_t Rmax, cudaStream_t stream)
+{
+    auto blocks = [](int64_t warps) { return (unsigned)((warps + 7) / 8); };
+    for (int64_t o0 = 0; o0 < runs; o0 += Rmax) {
+        int64_t Rb = runs - o0 < Rmax ? runs - o0 : Rmax;
+        topk_warp_deal<T, R><<<blocks(Rb * S), 256, 0, stream>>>(
+            x, n, o0, Rb, S, seg, (int)kk, is_min, a, S == 1 ? val : nullptr, idx);
+        Lists<T> in = a, out = b;
+        for (int64_t Li = S; Li > 1;) {
+            int64_t Lo = (Li + kWarpMerge - 1) / kWarpMerge;
+            topk_warp_merge<T, R><<<blocks(Rb * Lo), 256, 0, stream>>>(in, Li, out, Lo, Rb, (int)kk,
+                                                                       is_min, val, idx, o0);
+            Lists<T> t = in;
+            in = out, out = t, Li = Lo;
+        }
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
+}
+
 static unsigned grid_for(int64_t threads)
 {
     int64_t b = (threads + kThreads - 1) / kThreads;
@@ -212,6 +405,23 @@ gpudot_status topk_runs(const T *x, int64_t pre, int64_t n, int64_t post, int64_
     int64_t most = (int64_t)(kScratch / 2) / (kk * slot); /* lists one set may hold */
     if (most < 1)
         most = 1;
+    if (pre == 1) {
+        int64_t S, seg;
+        warp_plan(n, runs, most, S, seg);
+        int64_t Rmax = most / S < runs ? most / S : runs, words = Rmax * S * kk;
+        gpudot_status st = buf_need(E->topk, (size_t)(2 * words * slot), "cudaMalloc (maxk/mink)");
+        if (st != GPUDOT_OK)
+            return st;
+        Lists<T> a{nullptr, (int64_t *)E->topk.p, 0}, b{nullptr, a.i + words, 0};
+        a.v = (T *)(b.i + words); /* the indices first: 8-byte words stay aligned */
+        b.v = a.v + words;
+        cudaError_t e = kk <= 32
+                            ? topk_contiguous<T, 1>(x, n, runs, kk, is_min, val, idx, a, b, S, seg,
+                                                    Rmax, stream)
+                            : topk_contiguous<T, kTopkMax / 32>(x, n, runs, kk, is_min, val, idx, a,
+                                                                b, S, seg, Rmax, stream);
+        return e == cudaSuccess ? GPUDOT_OK : fail(e, "maxk/mink kernel");
+    }
     int64_t per = kListMin > kk ? kListMin : kk;
     int64_t Lr = (n + per - 1) / per, want = kListsWanted / runs;
     Lr = Lr < want ? Lr : want;
