@@ -297,13 +297,337 @@ __global__ void __launch_bounds__(256)
         *unsafe = 1;
 }
 
+/* Asynchronous copies to shared memory (sm_80): 16 bytes (zero-filled past bytes) or 4
+ * (zero if !ok); src must be a valid address either way */
+__device__ __forceinline__ void cp_async16(void *dst, const void *src, int bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned a = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(a), "l"(src), "r"(bytes));
+#else
+    (void)dst, (void)src, (void)bytes;
+#endif
+}
+__device__ __forceinline__ void cp_async4(void *dst, const void *src, bool ok)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned a = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(a), "l"(src),
+                 "r"(ok ? 4 : 0));
+#else
+    (void)dst, (void)src, (void)ok;
+#endif
+}
+__device__ __forceinline__ void cp_async_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;");
+#endif
+}
+/* until at most N of this thread's groups are pending */
+template <int N> __device__ __forceinline__ void cp_async_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(N));
+#endif
+}
+
+/* The single-data tiles (search_mma_f32, search_simt_f32): 128 queries x 128 columns, K
+ * in stages of kMmaK through shared memory, kMmaStages in flight; rows padded by 4 floats. */
+constexpr int kMmaStages = 3;
+constexpr int kMmaLd = kMmaK + 4;
+constexpr size_t kMmaSmemF =
+    (size_t)kMmaStages * 256 * kMmaLd * sizeof(float) + 256 * sizeof(double);
+
+/* Tile k0 .. k0 + kMmaK of 128 queries' rows and 128 columns into a stage S (row r < 128:
+ * query q0 + r; else column j0 + r - 128, rows kMmaLd apart); past m, nc or d: zeros.
+ * VEC: 16-byte copies (d % 4 == 0, Q and Dc 16-byte aligned). */
+template <bool VEC>
+__device__ __forceinline__ void mma_load(float *S, const float *Q, const float *Dc, int64_t d,
+                                         int64_t m, int64_t nc, int64_t q0, int64_t j0, int64_t k0)
+{
+    constexpr int BK = kMmaK, LD = kMmaLd, ROWS = 256;
+    int tid = threadIdx.x;
+    if (VEC) {
+        for (int e = tid; e < ROWS * (BK / 4); e += 256) {
+            int r = e / (BK / 4), c = e % (BK / 4) * 4;
+            bool ok = r < 128 ? q0 + r < m : j0 + r - 128 < nc;
+            const float *src = r < 128 ? Q + (q0 + r) * d : Dc + (j0 + r - 128) * d;
+            int64_t left = d - k0 - c;
+            int bytes = ok && left > 0 ? (left < 4 ? (int)left * 4 : 16) : 0;
+            cp_async16(&S[r * LD + c], bytes ? src + k0 + c : Dc, bytes);
+        }
+    } else {
+        for (int e = tid; e < ROWS * BK; e += 256) {
+            int r = e / BK, c = e % BK;
+            bool ok = (r < 128 ? q0 + r < m : j0 + r - 128 < nc) && k0 + c < d;
+            const float *src = r < 128 ? Q + (q0 + r) * d : Dc + (j0 + r - 128) * d;
+            cp_async4(&S[r * LD + c], ok ? src + k0 + c : Dc, ok);
+        }
+    }
+}
+
+/* Hopper's FP64 tensor cores at full rate: D = A B + C on a 16 x 16 by 16 x 8 tile per warp
+ * (sm_90; m8n8k4 ran at ~23% of peak there).  With g = lane / 4, t = lane % 4: a[i] is A's
+ * (g + 8 (i % 2), t + 4 (i / 2)), b[i] is B's (t + 4 i, g), c[0, 1] are C's (g, 2 t + 0, 1)
+ * and c[2, 3] its (g + 8, 2 t + 0, 1). */
+__device__ __forceinline__ void dmma_16x8x16(double (&c)[4], const double (&a)[8],
+                                             const double (&b)[4])
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, "
+                 "%6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};"
+                 : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]),
+                   "d"(a[7]), "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+#else
+    (void)c, (void)a, (void)b; /* never launched so (launch_tiles_f32) */
+#endif
+}
+
+/* Single data in double on Hopper's tensor cores: a block a tile of 128 queries x 128
+ * columns, its 8 warps 4 x 2, each 32 x 64 (2 x 8 MMA tiles of 16 x 8); the singles go to
+ * shared memory as they are, by cp.async, kMmaStages tiles of kMmaK in flight, and are
+ * widened as the fragments are read (a product of singles is exact in double).  A warp's
+ * two 16-query rows are interleaved with the other warps' (rows 16 (4 i + wq) ..), and rows
+ * past m are skipped.  Rows padded by 4 floats: a fragment's loads (8 rows x 4 K) fall on
+ * distinct banks.  The norms come from the same fragments: the warps of the first row
+ * square D's columns, those of the first column Q's. */
+template <bool VEC>
+__global__ void __launch_bounds__(256, 1)
+    search_mma_f32(const float *__restrict__ Q, const float *__restrict__ Dc, int64_t d, int64_t m,
+                   int64_t nc, bool cosine, bool checked, float *__restrict__ s, int *unsafe)
+{
+    constexpr int BM = 128, BN = 128, BK = kMmaK, LD = kMmaLd, STAGE = (BM + BN) * LD;
+    extern __shared__ float mmaf_smem[];
+    double *qn = (double *)(mmaf_smem + kMmaStages * STAGE), *dn = qn + BM;
+    int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    int wq = warp >> 1, wj = warp & 1, g = lane >> 2, t = lane & 3;
+    int64_t j0 = (int64_t)blockIdx.x * BN, q0 = (int64_t)blockIdx.y * BM;
+    int64_t ktiles = (d + BK - 1) / BK;
+    bool rows[2];
+#pragma unroll
+    for (int i = 0; i < 2; i++)
+        rows[i] = q0 + (4 * i + wq) * 16 < m;
+    double c[2][8][4] = {}, asq[2][2] = {}, bsq[8] = {};
+#pragma unroll
+    for (int st = 0; st < kMmaStages - 1; st++) {
+        if (st < ktiles)
+            mma_load<VEC>(mmaf_smem + st * STAGE, Q, Dc, d, m, nc, q0, j0, (int64_t)st * BK);
+        cp_async_commit();
+    }
+    for (int64_t kt = 0; kt < ktiles; kt++) {
+        cp_async_wait<kMmaStages - 2>(); /* tile kt is in (a group a tile, empty ones too) */
+        __syncthreads();                 /* ... for every thread, and kt - 1's stage is free */
+        if (kt + kMmaStages - 1 < ktiles)
+            mma_load<VEC>(mmaf_smem + (kt + kMmaStages - 1) % kMmaStages * STAGE, Q, Dc, d, m, nc,
+                          q0, j0, (kt + kMmaStages - 1) * BK);
+        cp_async_commit();
+        const float *Qs = mmaf_smem + (kt % kMmaStages) * STAGE, *Ds = Qs + BM * LD;
+        auto qa = [&](int at) { return (double)Qs[at]; };
+        auto db = [&](int at) { return (double)Ds[at]; };
+#pragma unroll
+        for (int k16 = 0; k16 < BK; k16 += 16) {
+            double a[2][8];
+#pragma unroll
+            for (int i = 0; i < 2; i++)
+#pragma unroll
+                for (int e = 0; e < 8; e++)
+                    a[i][e] =
+                        qa(((4 * i + wq) * 16 + g + 8 * (e % 2)) * LD + k16 + t + 4 * (e / 2));
+            if (cosine && wj == 0)
+#pragma unroll
+                for (int i = 0; i < 2; i++)
+#pragma unroll
+                    for (int e = 0; e < 8; e++)
+                        asq[i][e % 2] = fma(a[i][e], a[i][e], asq[i][e % 2]);
+#pragma unroll
+            for (int jt = 0; jt < 8; jt++) {
+                double b[4];
+#pragma unroll
+                for (int e = 0; e < 4; e++)
+                    b[e] = db((wj * 64 + jt * 8 + g) * LD + k16 + t + 4 * e);
+#pragma unroll
+                for (int i = 0; i < 2; i++)
+                    if (rows[i])
+                        dmma_16x8x16(c[i][jt], a[i], b);
+                if (cosine && wq == 0)
+#pragma unroll
+                    for (int e = 0; e < 4; e++)
+                        bsq[jt] = fma(b[e], b[e], bsq[jt]);
+            }
+        }
+    }
+    cp_async_wait<0>();
+    if (cosine) { /* the four K lanes of each row, in a fixed order */
+#pragma unroll
+        for (int o = 1; o < 4; o <<= 1) {
+#pragma unroll
+            for (int jt = 0; jt < 8; jt++)
+                bsq[jt] += __shfl_xor_sync(0xffffffffu, bsq[jt], o);
+#pragma unroll
+            for (int i = 0; i < 2; i++)
+#pragma unroll
+                for (int h = 0; h < 2; h++)
+                    asq[i][h] += __shfl_xor_sync(0xffffffffu, asq[i][h], o);
+        }
+        /* each norm's reciprocal (NaN for a zero vector or an Inf element): a cosine is
+         * then two products, not two square roots and a division an element */
+        auto inv = [](double a2) { return a2 > 0 && !isinf(a2) ? 1 / sqrt(a2) : (double)NAN; };
+        if (t == 0) {
+            if (wq == 0)
+#pragma unroll
+                for (int jt = 0; jt < 8; jt++)
+                    dn[wj * 64 + jt * 8 + g] = inv(bsq[jt]);
+            if (wj == 0)
+#pragma unroll
+                for (int i = 0; i < 2; i++)
+#pragma unroll
+                    for (int h = 0; h < 2; h++)
+                        qn[(4 * i + wq) * 16 + g + 8 * h] = inv(asq[i][h]);
+        }
+        __syncthreads();
+    }
+    (void)checked, (void)unsafe; /* single data's sums in double cannot overflow or underflow */
+#pragma unroll
+    for (int i = 0; i < 2; i++)
+#pragma unroll
+        for (int jt = 0; jt < 8; jt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                int ql = (4 * i + wq) * 16 + g + 8 * (e / 2), jl = wj * 64 + jt * 8 + 2 * t + e % 2;
+                int64_t q = q0 + ql, j = j0 + jl;
+                double v = c[i][jt][e];
+                if (cosine) {
+                    v = v * qn[ql] * dn[jl];
+                    v = v > 1 ? 1 : v < -1 ? -1 : v;
+                }
+                if (q < m && j < nc)
+                    s[q * nc + j] = (float)v;
+            }
+}
+
+/* Single data in single (native) on the CUDA cores, the same tiles and pipeline as
+ * search_mma_f32: each warp 32 x 64, a lane 8 queries (rows 2 r, 2 r + 1 of the warp's four
+ * 8-query rows, r = lane / 8) x 8 columns (c + 8 jj, c = lane % 8), four K values a load
+ * (conflict-free: the 8 columns' rows start on banks 0, 4, .., 28).  The norms: thread tid
+ * squares row tid of each stage (squaring the fragments cost the first warps a quarter
+ * more FMAs). */
+template <bool VEC>
+__global__ void __launch_bounds__(256, 1)
+    search_simt_f32(const float *__restrict__ Q, const float *__restrict__ Dc, int64_t d, int64_t m,
+                    int64_t nc, bool cosine, bool checked, float *__restrict__ s, int *unsafe)
+{
+    constexpr int BM = 128, BN = 128, BK = kMmaK, LD = kMmaLd, STAGE = (BM + BN) * LD;
+    extern __shared__ float simt_smem[];
+    float *qn = simt_smem + kMmaStages * STAGE, *dn = qn + BM;
+    int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    int wq = warp >> 1, wj = warp & 1, r = lane >> 3, cl = lane & 7;
+    int64_t j0 = (int64_t)blockIdx.x * BN, q0 = (int64_t)blockIdx.y * BM;
+    int64_t ktiles = (d + BK - 1) / BK;
+    bool rows[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        rows[i] = q0 + (4 * i + wq) * 8 < m;
+    float acc[8][8] = {}, sq = 0;
+#pragma unroll
+    for (int st = 0; st < kMmaStages - 1; st++) {
+        if (st < ktiles)
+            mma_load<VEC>(simt_smem + st * STAGE, Q, Dc, d, m, nc, q0, j0, (int64_t)st * BK);
+        cp_async_commit();
+    }
+    for (int64_t kt = 0; kt < ktiles; kt++) {
+        cp_async_wait<kMmaStages - 2>();
+        __syncthreads();
+        if (kt + kMmaStages - 1 < ktiles)
+            mma_load<VEC>(simt_smem + (kt + kMmaStages - 1) % kMmaStages * STAGE, Q, Dc, d, m, nc,
+                          q0, j0, (kt + kMmaStages - 1) * BK);
+        cp_async_commit();
+        const float *Qs = simt_smem + (kt % kMmaStages) * STAGE, *Ds = Qs + BM * LD;
+#pragma unroll 2
+        for (int k4 = 0; k4 < BK; k4 += 4) {
+            float4 a[8], b[8];
+#pragma unroll
+            for (int ii = 0; ii < 8; ii++)
+                a[ii] =
+                    *(const float4 *)&Qs[((4 * (ii >> 1) + wq) * 8 + 2 * r + (ii & 1)) * LD + k4];
+#pragma unroll
+            for (int jj = 0; jj < 8; jj++)
+                b[jj] = *(const float4 *)&Ds[(wj * 64 + jj * 8 + cl) * LD + k4];
+#pragma unroll
+            for (int ii = 0; ii < 8; ii++)
+                if (rows[ii >> 1])
+#pragma unroll
+                    for (int jj = 0; jj < 8; jj++) {
+                        acc[ii][jj] = fmaf(a[ii].x, b[jj].x, acc[ii][jj]);
+                        acc[ii][jj] = fmaf(a[ii].y, b[jj].y, acc[ii][jj]);
+                        acc[ii][jj] = fmaf(a[ii].z, b[jj].z, acc[ii][jj]);
+                        acc[ii][jj] = fmaf(a[ii].w, b[jj].w, acc[ii][jj]);
+                    }
+        }
+        if (cosine) { /* thread tid squares row tid of the stage (Q's, then D's), in order */
+            const float4 *row = (const float4 *)&Qs[tid * LD];
+#pragma unroll
+            for (int v = 0; v < BK / 4; v++) {
+                float4 f = row[v];
+                sq = fmaf(f.x, f.x, sq);
+                sq = fmaf(f.y, f.y, sq);
+                sq = fmaf(f.z, f.z, sq);
+                sq = fmaf(f.w, f.w, sq);
+            }
+        }
+    }
+    cp_async_wait<0>();
+    if (cosine) { /* (qn and dn adjacent: row tid's) */
+        qn[tid] = sq;
+        __syncthreads();
+    }
+    bool bad = false;
+#pragma unroll
+    for (int ii = 0; ii < 8; ii++)
+#pragma unroll
+        for (int jj = 0; jj < 8; jj++) {
+            int ql = (4 * (ii >> 1) + wq) * 8 + 2 * r + (ii & 1), jl = wj * 64 + jj * 8 + cl;
+            int64_t q = q0 + ql, j = j0 + jl;
+            float v = score(acc[ii][jj], qn[ql], dn[jl], cosine, checked && q < m && j < nc, bad);
+            if (q < m && j < nc)
+                s[q * nc + j] = v;
+        }
+    if (bad)
+        *unsafe = 1;
+}
+
 /* Whether this device runs search_mma from sm_80 code or later (a build of PTX for an
  * older target compiles its MMA out: the driver's JIT of that PTX must not run it). */
-template <typename T> static bool search_mma_ok()
+template <typename K> static bool search_mma_ok(K kernel)
 {
     cudaFuncAttributes fa;
-    return E->prop.major >= 8 && cudaFuncGetAttributes(&fa, search_mma<T>) == cudaSuccess &&
+    return E->prop.major >= 8 && cudaFuncGetAttributes(&fa, kernel) == cudaSuccess &&
            fa.ptxVersion >= 80;
+}
+
+/* single data in 128 x 128 tiles (tc: in double on the tensor cores; else in single),
+ * 16-byte copies where Q's and D's columns allow them */
+static bool launch_tiles_f32(const float *Q, const float *Dc, int64_t d, int64_t m, int64_t nc,
+                             bool tc, bool cosine, bool checked, float *s, int *unsafe)
+{
+    bool vec = d % 4 == 0 && ((uintptr_t)Q | (uintptr_t)Dc) % 16 == 0;
+    auto kernel = tc ? (vec ? search_mma_f32<true> : search_mma_f32<false>)
+                     : (vec ? search_simt_f32<true> : search_simt_f32<false>);
+    size_t smem = kMmaSmemF;
+    cudaFuncAttributes fa; /* (tc: the sm_90 MMA shape; the other, cp.async: sm_80) */
+    if (E->prop.major < 8 || cudaFuncGetAttributes(&fa, kernel) != cudaSuccess ||
+        fa.ptxVersion < (tc ? 90 : 80))
+        return false;
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    dim3 g((unsigned)((nc + 127) / 128), (unsigned)((m + 127) / 128));
+    kernel<<<g, 256, smem>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
+    return true;
+}
+static bool launch_tiles_f32(const double *, const double *, int64_t, int64_t, int64_t, bool, bool,
+                             bool, double *, int *)
+{
+    return false;
 }
 
 /* the tile shape by query count: few queries waste less of a taller tile */
@@ -323,7 +647,8 @@ static void launch_tiles(const T *Q, const T *Dc, int64_t d, int64_t m, int64_t 
         if (sm > 48 * 1024) /* (past the default: asked for) */
             cudaFuncSetAttribute(few, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
         few<<<g, 256, sm>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
-    } else if (sizeof(A) == 8 && search_mma_ok<T>()) {
+    } else if (launch_tiles_f32(Q, Dc, d, m, nc, sizeof(A) == 8, cosine, checked, s, unsafe)) {
+    } else if (sizeof(A) == 8 && search_mma_ok(search_mma<T>)) {
         dim3 g((unsigned)((nc + 127) / 128), (unsigned)((m + 63) / 64));
         cudaFuncSetAttribute(search_mma<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)kMmaSmem);

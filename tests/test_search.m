@@ -194,6 +194,23 @@
 %! endfor
 
 %!testif ; gpudot_gpu_available ()
+%! ## single data's 128 x 128 tiles: rows of 16-byte copies (d a multiple of 4) and of 4-byte
+%! ## ones, partial tiles of K, of queries (m past 128 too) and of columns, every mode
+%! rand ("seed", 8); randn ("seed", 8);
+%! for d = [3 36 64 130]
+%!   D = single (randn (d, 1000));
+%!   D(:, 5) = 0;
+%!   G = garray (D);
+%!   for m = [9 100 130]
+%!     Q = single (randn (d, m));
+%!     Q(:, 2) = D(:, 7);
+%!     for args = {{}, {"metric", "dot"}, {"accum", "native"}, {"accum", "native", "metric", "dot"}}
+%!       check_search (Q, G, 10, args{1});
+%!     endfor
+%!   endfor
+%! endfor
+
+%!testif ; gpudot_gpu_available ()
 %! ## parts: a garray on several GPUs (several parts of one GPU on a one-GPU machine)
 %! ## gives the same bits as on one; the chunks of scores (n past one chunk)
 %! rand ("seed", 7); randn ("seed", 7);
