@@ -635,6 +635,10 @@ template <typename T, typename A>
 static void launch_tiles(const T *Q, const T *Dc, int64_t d, int64_t m, int64_t nc, bool cosine,
                          bool checked, T *s, int *unsafe)
 {
+    /* Single data: in double on Hopper's tensor cores, native included (6.9 ms against 10.2
+     * on the CUDA cores for 100 queries of 768 x 10^6 on an H100; a sum in double is within
+     * native's bound).  GPUDOT_SEARCH_CORES (tests) keeps native on the CUDA cores. */
+    bool cores = sizeof(A) == 4 && getenv("GPUDOT_SEARCH_CORES");
     int M = m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8;
     size_t sm = (size_t)(M * d + M) * sizeof(A);
     if (m <= kFewQueries && sm <= E->prop.sharedMemPerBlockOptin) {
@@ -647,7 +651,9 @@ static void launch_tiles(const T *Q, const T *Dc, int64_t d, int64_t m, int64_t 
         if (sm > 48 * 1024) /* (past the default: asked for) */
             cudaFuncSetAttribute(few, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
         few<<<g, 256, sm>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
-    } else if (launch_tiles_f32(Q, Dc, d, m, nc, sizeof(A) == 8, cosine, checked, s, unsafe)) {
+    } else if (!cores && launch_tiles_f32(Q, Dc, d, m, nc, true, cosine, checked, s, unsafe)) {
+    } else if (sizeof(A) == 4 &&
+               launch_tiles_f32(Q, Dc, d, m, nc, false, cosine, checked, s, unsafe)) {
     } else if (sizeof(A) == 8 && search_mma_ok(search_mma<T>)) {
         dim3 g((unsigned)((nc + 127) / 128), (unsigned)((m + 63) / 64));
         cudaFuncSetAttribute(search_mma<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -683,9 +689,11 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
     size_t es = sizeof(T);
     int64_t nc = chunk_columns(m, n, es);
     int64_t kk = k < 0 ? 0 : (k < nc ? k : nc), chunks = n > 0 ? (n + nc - 1) / nc : 0;
-    /* one allocation: the flag, Q, the chunk's scores, its candidates, each 256-aligned */
+    /* one allocation: the flag, Q, a chunk's scores, every chunk's candidates (chunk c's kc
+     * of query q at c kk m + q kc: copied once at the end, no wait between chunks) */
     auto up = [](size_t b) { return (b + 255) / 256 * 256; };
-    size_t qb = up((size_t)(d * m) * es), sb = up((size_t)(nc * m) * es), cb = (size_t)(kk * m);
+    size_t qb = up((size_t)(d * m) * es), sb = up((size_t)(nc * m) * es);
+    size_t cb = (size_t)(chunks * kk * m);
     gpudot_status st =
         buf_need(E->search, 256 + qb + sb + up(cb * 8) + cb * es, "cudaMalloc (search)");
     if (st != GPUDOT_OK)
@@ -699,9 +707,6 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
     if (e == cudaSuccess)
         e = cudaMemcpy(dq, r->q, qb, cudaMemcpyHostToDevice);
     bool checked = !(r->single && r->accum != GPUDOT_ACC_NATIVE);
-    int64_t *hi = kk ? (int64_t *)malloc(cb * 8) : nullptr;
-    if (kk && !hi)
-        st = GPUDOT_OUT_OF_MEMORY;
     for (int64_t c = 0; c < chunks && e == cudaSuccess && st == GPUDOT_OK; c++) {
         int64_t j0 = c * nc, ncc = n - j0 < nc ? n - j0 : nc;
         if (r->single && r->accum == GPUDOT_ACC_NATIVE)
@@ -710,29 +715,35 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
             launch_tiles<T, double>(dq, D + j0 * d, d, m, ncc, r->cosine, checked, ds, flag);
         if ((e = cudaGetLastError()) != cudaSuccess)
             break;
-        if (k < 0) { /* every score: the chunk is rows j0 .. j0 + ncc of the n x m result */
+        if (k < 0) /* every score: the chunk is rows j0 .. j0 + ncc of the n x m result */
             e = cudaMemcpy2D((T *)r->scores + col0 + j0, (size_t)r->n * es, ds, (size_t)ncc * es,
                              (size_t)ncc * es, (size_t)m, cudaMemcpyDeviceToHost);
-            continue;
-        }
-        int64_t kc = k < ncc ? k : ncc;
-        st = topk_runs(ds, 1, ncc, m, k, false, cv, ci, 0);
-        if (st != GPUDOT_OK)
-            break;
-        /* the chunk's kc candidates of query q go to slots c kk .. of its row of cand */
-        int64_t w = chunks * kk;
-        e = cudaMemcpy2D(cand_v + c * kk, (size_t)w * es, cv, (size_t)kc * es, (size_t)kc * es,
-                         (size_t)m, cudaMemcpyDeviceToHost);
-        if (e == cudaSuccess)
-            e = cudaMemcpy(hi, ci, (size_t)(kc * m) * 8, cudaMemcpyDeviceToHost);
-        for (int64_t q = 0; e == cudaSuccess && q < m; q++)
+        else
+            st = topk_runs(ds, 1, ncc, m, k, false, cv + c * kk * m, ci + c * kk * m, 0);
+    }
+    T *hv = nullptr;
+    int64_t *hi = nullptr;
+    if (cb && e == cudaSuccess && st == GPUDOT_OK) {
+        hv = (T *)malloc(cb * es);
+        hi = (int64_t *)malloc(cb * 8);
+        if (!hv || !hi)
+            st = GPUDOT_OUT_OF_MEMORY;
+        else if ((e = cudaMemcpy(hv, cv, cb * es, cudaMemcpyDeviceToHost)) == cudaSuccess)
+            e = cudaMemcpy(hi, ci, cb * 8, cudaMemcpyDeviceToHost);
+    }
+    /* query q's candidates from chunk c to slots c kk .. of its row of cand; a short last
+     * chunk's missing ones NaN (after every candidate, never chosen before one) */
+    int64_t w = chunks * kk;
+    for (int64_t c = 0; hv && hi && e == cudaSuccess && st == GPUDOT_OK && c < chunks; c++) {
+        int64_t j0 = c * nc, ncc = n - j0 < nc ? n - j0 : nc, kc = k < ncc ? k : ncc;
+        for (int64_t q = 0; q < m; q++)
             for (int64_t s = 0; s < kk; s++) {
-                /* a short last chunk: NaN after every candidate, never chosen before one */
-                if (s >= kc)
-                    cand_v[q * w + c * kk + s] = (T)NAN;
-                cand_i[q * w + c * kk + s] = s < kc ? hi[q * kc + s] + j0 : n;
+                int64_t at = c * kk * m + q * kc + s;
+                cand_v[q * w + c * kk + s] = s < kc ? hv[at] : (T)NAN;
+                cand_i[q * w + c * kk + s] = s < kc ? hi[at] + j0 : n;
             }
     }
+    free(hv);
     if (e == cudaSuccess && st == GPUDOT_OK)
         e = cudaMemcpy(unsafe, flag, sizeof(int), cudaMemcpyDeviceToHost);
     if (e != cudaSuccess && st == GPUDOT_OK)

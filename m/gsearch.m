@@ -42,7 +42,9 @@
 ## largest first).
 ## @item @qcode{"accum"}
 ## @qcode{"double"} (default: products of singles are exact in double),
-## @qcode{"native"} (single in single; no TF32) or @qcode{"compensated"} (as
+## @qcode{"native"} (the fastest within single's error bound: single in single, never
+## TF32; for more than 8 queries on Hopper GPUs, whose FP64 tensor cores run it faster
+## than their single cores, the same as @qcode{"double"}) or @qcode{"compensated"} (as
 ## @code{gdot}'s; computed query by query).  Scores are rounded to @var{D}'s class.
 ## @item @qcode{"device"}
 ## @qcode{"auto"} (default: garrays on the GPU, host arrays on the CPU engine),

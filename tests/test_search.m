@@ -207,6 +207,14 @@
 %!     for args = {{}, {"metric", "dot"}, {"accum", "native"}, {"accum", "native", "metric", "dot"}}
 %!       check_search (Q, G, 10, args{1});
 %!     endfor
+%!     ## native on the CUDA cores (where Hopper's tensor cores take it otherwise)
+%!     setenv ("GPUDOT_SEARCH_CORES", "1");
+%!     unwind_protect
+%!       check_search (Q, G, 10, {"accum", "native"});
+%!       check_search (Q, G, 10, {"accum", "native", "metric", "dot"});
+%!     unwind_protect_cleanup
+%!       unsetenv ("GPUDOT_SEARCH_CORES");
+%!     end_unwind_protect
 %!   endfor
 %! endfor
 
