@@ -185,6 +185,10 @@ classdef garray < handle
           __check__ (g, "gather");
           if (g.ondevice)
             varargout{i} = __gpudot__ ("garray_gather", g.id);
+            if (g.cplx && isreal (varargout{i}))
+              ## (a MEX result whose imaginary parts are all zero arrives real)
+              varargout{i} = complex (varargout{i});
+            endif
           else
             varargout{i} = g.ref;
           endif

@@ -76,6 +76,13 @@
 %! assert (i, [6 2 1]);       # sort (x)
 %! [v, i] = maxk (garray (complex (zeros (2, 0))), 1);
 %! assert (size (v), [1 0]);
+%! ## complex with every imaginary part zero: still by magnitude (the GPU's copy comes
+%! ## back from the MEX real; gather makes it complex again)
+%! x = complex ([-1.5; 0.3; 0.2], 0);
+%! assert (iscomplex (gather (garray (x))));
+%! [v, i] = mink (garray (x), 5);
+%! assert (i, [3; 2; 1]);
+%! assert (isequal (v, x(i)));
 
 %!test
 %! ## empties: Octave's shapes, k rows or fewer
