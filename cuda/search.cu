@@ -385,6 +385,64 @@ __device__ __forceinline__ void dmma_16x8x16(double (&c)[4], const double (&a)[8
 #endif
 }
 
+/* search_mma_f32's norms: the four K lanes of each row summed in a fixed order, and each
+ * norm's reciprocal (NaN for a zero vector or an Inf element) to qn (Q's) and dn (D's), so
+ * that a cosine is two products, not two square roots and a division an element */
+__device__ __forceinline__ void mma_norms(double (&asq)[2][2], double (&bsq)[8], double *qn,
+                                          double *dn, int wq, int wj, int g, int t)
+{
+#pragma unroll
+    for (int o = 1; o < 4; o <<= 1) {
+#pragma unroll
+        for (int jt = 0; jt < 8; jt++)
+            bsq[jt] += __shfl_xor_sync(0xffffffffu, bsq[jt], o);
+#pragma unroll
+        for (int i = 0; i < 2; i++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+                asq[i][h] += __shfl_xor_sync(0xffffffffu, asq[i][h], o);
+    }
+    auto inv = [](double a2) { return a2 > 0 && !isinf(a2) ? 1 / sqrt(a2) : (double)NAN; };
+    if (t == 0) {
+        if (wq == 0)
+#pragma unroll
+            for (int jt = 0; jt < 8; jt++)
+                dn[wj * 64 + jt * 8 + g] = inv(bsq[jt]);
+        if (wj == 0)
+#pragma unroll
+            for (int i = 0; i < 2; i++)
+#pragma unroll
+                for (int h = 0; h < 2; h++)
+                    qn[(4 * i + wq) * 16 + g + 8 * h] = inv(asq[i][h]);
+    }
+    __syncthreads();
+}
+
+/* search_mma_f32's scores from its accumulators (C's layout of dmma_16x8x16), cosines
+ * clamped to [-1, 1], to s[q nc + j] inside m x nc */
+__device__ __forceinline__ void mma_store(const double (&c)[2][8][4], const double *qn,
+                                          const double *dn, bool cosine, int64_t q0, int64_t j0,
+                                          int64_t m, int64_t nc, int wq, int wj, int g, int t,
+                                          float *__restrict__ s)
+{
+#pragma unroll
+    for (int i = 0; i < 2; i++)
+#pragma unroll
+        for (int jt = 0; jt < 8; jt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                int ql = (4 * i + wq) * 16 + g + 8 * (e / 2), jl = wj * 64 + jt * 8 + 2 * t + e % 2;
+                int64_t q = q0 + ql, j = j0 + jl;
+                double v = c[i][jt][e];
+                if (cosine) {
+                    v = v * qn[ql] * dn[jl];
+                    v = v > 1 ? 1 : v < -1 ? -1 : v;
+                }
+                if (q < m && j < nc)
+                    s[q * nc + j] = (float)v;
+            }
+}
+
 /* Single data in double on Hopper's tensor cores: a block a tile of 128 queries x 128
  * columns, its 8 warps 4 x 2, each 32 x 64 (2 x 8 MMA tiles of 16 x 8); the singles go to
  * shared memory as they are, by cp.async, kMmaStages tiles of kMmaK in flight, and are
@@ -424,8 +482,6 @@ __global__ void __launch_bounds__(256, 1)
                           q0, j0, (kt + kMmaStages - 1) * BK);
         cp_async_commit();
         const float *Qs = mmaf_smem + (kt % kMmaStages) * STAGE, *Ds = Qs + BM * LD;
-        auto qa = [&](int at) { return (double)Qs[at]; };
-        auto db = [&](int at) { return (double)Ds[at]; };
 #pragma unroll
         for (int k16 = 0; k16 < BK; k16 += 16) {
             double a[2][8];
@@ -433,8 +489,8 @@ __global__ void __launch_bounds__(256, 1)
             for (int i = 0; i < 2; i++)
 #pragma unroll
                 for (int e = 0; e < 8; e++)
-                    a[i][e] =
-                        qa(((4 * i + wq) * 16 + g + 8 * (e % 2)) * LD + k16 + t + 4 * (e / 2));
+                    a[i][e] = (double)
+                        Qs[((4 * i + wq) * 16 + g + 8 * (e % 2)) * LD + k16 + t + 4 * (e / 2)];
             if (cosine && wj == 0)
 #pragma unroll
                 for (int i = 0; i < 2; i++)
@@ -446,7 +502,7 @@ __global__ void __launch_bounds__(256, 1)
                 double b[4];
 #pragma unroll
                 for (int e = 0; e < 4; e++)
-                    b[e] = db((wj * 64 + jt * 8 + g) * LD + k16 + t + 4 * e);
+                    b[e] = (double)Ds[(wj * 64 + jt * 8 + g) * LD + k16 + t + 4 * e];
 #pragma unroll
                 for (int i = 0; i < 2; i++)
                     if (rows[i])
@@ -459,52 +515,10 @@ __global__ void __launch_bounds__(256, 1)
         }
     }
     cp_async_wait<0>();
-    if (cosine) { /* the four K lanes of each row, in a fixed order */
-#pragma unroll
-        for (int o = 1; o < 4; o <<= 1) {
-#pragma unroll
-            for (int jt = 0; jt < 8; jt++)
-                bsq[jt] += __shfl_xor_sync(0xffffffffu, bsq[jt], o);
-#pragma unroll
-            for (int i = 0; i < 2; i++)
-#pragma unroll
-                for (int h = 0; h < 2; h++)
-                    asq[i][h] += __shfl_xor_sync(0xffffffffu, asq[i][h], o);
-        }
-        /* each norm's reciprocal (NaN for a zero vector or an Inf element): a cosine is
-         * then two products, not two square roots and a division an element */
-        auto inv = [](double a2) { return a2 > 0 && !isinf(a2) ? 1 / sqrt(a2) : (double)NAN; };
-        if (t == 0) {
-            if (wq == 0)
-#pragma unroll
-                for (int jt = 0; jt < 8; jt++)
-                    dn[wj * 64 + jt * 8 + g] = inv(bsq[jt]);
-            if (wj == 0)
-#pragma unroll
-                for (int i = 0; i < 2; i++)
-#pragma unroll
-                    for (int h = 0; h < 2; h++)
-                        qn[(4 * i + wq) * 16 + g + 8 * h] = inv(asq[i][h]);
-        }
-        __syncthreads();
-    }
+    if (cosine)
+        mma_norms(asq, bsq, qn, dn, wq, wj, g, t);
     (void)checked, (void)unsafe; /* single data's sums in double cannot overflow or underflow */
-#pragma unroll
-    for (int i = 0; i < 2; i++)
-#pragma unroll
-        for (int jt = 0; jt < 8; jt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                int ql = (4 * i + wq) * 16 + g + 8 * (e / 2), jl = wj * 64 + jt * 8 + 2 * t + e % 2;
-                int64_t q = q0 + ql, j = j0 + jl;
-                double v = c[i][jt][e];
-                if (cosine) {
-                    v = v * qn[ql] * dn[jl];
-                    v = v > 1 ? 1 : v < -1 ? -1 : v;
-                }
-                if (q < m && j < nc)
-                    s[q * nc + j] = (float)v;
-            }
+    mma_store(c, qn, dn, cosine, q0, j0, m, nc, wq, wj, g, t, s);
 }
 
 /* Single data in single (native) on the CUDA cores, the same tiles and pipeline as
@@ -614,14 +628,13 @@ static bool launch_tiles_f32(const float *Q, const float *Dc, int64_t d, int64_t
     bool vec = d % 4 == 0 && ((uintptr_t)Q | (uintptr_t)Dc) % 16 == 0;
     auto kernel = tc ? (vec ? search_mma_f32<true> : search_mma_f32<false>)
                      : (vec ? search_simt_f32<true> : search_simt_f32<false>);
-    size_t smem = kMmaSmemF;
     cudaFuncAttributes fa; /* (tc: the sm_90 MMA shape; the other, cp.async: sm_80) */
     if (E->prop.major < 8 || cudaFuncGetAttributes(&fa, kernel) != cudaSuccess ||
         fa.ptxVersion < (tc ? 90 : 80))
         return false;
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kMmaSmemF);
     dim3 g((unsigned)((nc + 127) / 128), (unsigned)((m + 127) / 128));
-    kernel<<<g, 256, smem>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
+    kernel<<<g, 256, kMmaSmemF>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
     return true;
 }
 static bool launch_tiles_f32(const double *, const double *, int64_t, int64_t, int64_t, bool, bool,
