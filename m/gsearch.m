@@ -69,6 +69,13 @@ function [S, I] = gsearch (Q, D, varargin)
 
   if (nargin < 2)
     print_usage ();
+  elseif (nargin == 3 && isobject (D))
+    ## the common call (a garray D on the GPU, Q of its class, k <= 256) in one gateway
+    ## call, which declines (done false) anything else
+    [S, I, done] = __gpudot__ ("gsearch", Q, D, varargin{1});
+    if (done)
+      return;
+    endif
   endif
   k = [];
   if (numel (varargin) > 0 && ! ischar (varargin{1}))

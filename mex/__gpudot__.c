@@ -146,6 +146,17 @@ static mxArray *prop_of(const mxArray *a, const char *name)
     return p;
 }
 
+const garr_t *garray_resident(const mxArray *a)
+{
+    if (mxIsNumeric(a) || !mxIsClass(a, "garray"))
+        return NULL;
+    mxArray *idp = prop_of(a, "id");
+    const garr_t *g = idp && mxGetNumberOfElements(idp) == 1
+                          ? registry_find((int64_t)mxGetScalar(idp))
+                          : NULL;
+    return garray_live(g) ? g : NULL;
+}
+
 static void resolve(const char *fn, const char *name, const mxArray *a, operand_t *o)
 {
     memset(o, 0, sizeof *o);
@@ -153,11 +164,8 @@ static void resolve(const char *fn, const char *name, const mxArray *a, operand_
         /* a garray object itself (the "__entry__" calls get these): its id names resident
          * data (one scalar property read); otherwise its ref property holds the data,
          * where no GPU is usable, or marks it deleted */
-        mxArray *idp = prop_of(a, "id");
-        const garr_t *g = idp && mxGetNumberOfElements(idp) == 1
-                              ? registry_find((int64_t)mxGetScalar(idp))
-                              : NULL;
-        if (garray_live(g)) {
+        const garr_t *g = garray_resident(a);
+        if (g) {
             resident_operand(g, o);
             return;
         }

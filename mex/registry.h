@@ -35,5 +35,8 @@ void registry_release(void); /* frees every garray's device memory and the table
 const garr_t *garray_of(const mxArray *a);
 garr_t *garray_by_id(const mxArray *a); /* an id (a numeric scalar) */
 int garray_live(const garr_t *g);
+/* mex/__gpudot__.c: the garray whose data a garray object holds on a device (NULL where it
+ * is no garray, is deleted or holds its data on the host) */
+const garr_t *garray_resident(const mxArray *a);
 
 #endif

@@ -9,6 +9,11 @@
  *       Q (dim x m, D's class) against D (dim x n; a garray on one GPU or several): the
  *       best k scores and indices of each query (k x m; on the GPU k <= 256), or every
  *       score (k = -1: n x m); unsafe: the cosines must be computed scaled
+ *   [S, I, done] = __gpudot__ ("gsearch", Q, D, k)
+ *       gsearch (Q, D, k)'s common call in one gateway call (its m-file path costs ~150 us
+ *       of interpreter a call): D a garray object on the GPU, Q of D's class, k from 0 to
+ *       256, cosines in "double".  Anything else, and cosines that must be computed
+ *       scaled, answer done = false and empty S and I: gsearch.m then takes its own path.
  */
 #include <math.h>
 #include <string.h>
@@ -121,28 +126,64 @@ static void op_garray_topk(int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
     two_out(nlhs, plhs, v, i);
 }
 
-/* The request of a search of Q against D (dim x n, D's class: single or double), k checked */
+/* Whether Q is a real dim x m matrix of D's class */
+static int query_fits(const mxArray *Q, int single, int64_t dim)
+{
+    return (single ? mxIsSingle(Q) : mxIsDouble(Q)) && !mxIsComplex(Q) && !mxIsSparse(Q) &&
+           mxGetNumberOfDimensions(Q) == 2 && (int64_t)mxGetM(Q) == dim;
+}
+
+/* Whether k is a whole number from -1 (every score) to kmax */
+static int k_fits(const mxArray *ka, int64_t kmax)
+{
+    double kv = scalar_arg(ka, -2);
+    return kv >= -1 && kv == floor(kv) && kv <= (double)kmax;
+}
+
+/* The request of a search of Q against D (dim x n, D's class: single or double) */
+static void search_init(gpudot_search_req *r, const mxArray *Q, int single, int64_t dim, int64_t n,
+                        const mxArray *ka, int cosine, int native)
+{
+    memset(r, 0, sizeof *r);
+    r->q = mxGetData(Q);
+    r->single = single;
+    r->cosine = cosine;
+    r->accum = native ? GPUDOT_ACC_NATIVE : GPUDOT_ACC_DOUBLE;
+    r->dim = dim;
+    r->m = (int64_t)mxGetN(Q);
+    r->n = n;
+    r->k = (int64_t)mxGetScalar(ka);
+}
+
+/* search_init's arguments checked, with errors */
 static void search_req(gpudot_search_req *r, const mxArray *Q, int single, int64_t dim, int64_t n,
                        const mxArray *ka, const mxArray *cosine, const mxArray *native,
                        int64_t kmax)
 {
-    if (!(single ? mxIsSingle(Q) : mxIsDouble(Q)) || mxIsComplex(Q) || mxIsSparse(Q) ||
-        mxGetNumberOfDimensions(Q) != 2 || (int64_t)mxGetM(Q) != dim)
+    if (!query_fits(Q, single, dim))
         gd_error("gpudot:badType", "__gpudot__: search takes Q (dim x m, D's class) and a real D "
                                    "(dim x n)");
-    double kv = scalar_arg(ka, -2);
-    if (!(kv >= -1) || kv != floor(kv) || kv > (double)kmax)
+    if (!k_fits(ka, kmax))
         gd_error("gpudot:badOption", "__gpudot__: search takes k from 0 to %lld, or -1",
                  (long long)kmax);
-    memset(r, 0, sizeof *r);
-    r->q = mxGetData(Q);
-    r->single = single;
-    r->cosine = flag_arg(cosine);
-    r->accum = flag_arg(native) ? GPUDOT_ACC_NATIVE : GPUDOT_ACC_DOUBLE;
-    r->dim = dim;
-    r->m = (int64_t)mxGetN(Q);
-    r->n = n;
-    r->k = (int64_t)kv;
+    search_init(r, Q, single, dim, n, ka, flag_arg(cosine), flag_arg(native));
+}
+
+/* D's parts on their devices into r; 0 where a part holds pieces of columns (a vector cut
+ * along its rows over several GPUs) */
+static int search_parts(gpudot_search_req *r, const garr_t *g)
+{
+    if (!g->sh) {
+        r->parts[r->nparts++] = (gpudot_search_part){-1, g->d, 0, r->n};
+        return 1;
+    }
+    for (int p = 0; p < g->sh->n; p++) {
+        const gpudot_shard *s = &g->sh->s[p];
+        if (s->an > 0 && s->kn != r->dim)
+            return 0;
+        r->parts[r->nparts++] = (gpudot_search_part){s->dev, s->d, s->a0, s->an};
+    }
+    return 1;
 }
 
 /* Runs r (search: the engine's function) into [S, I, unsafe] */
@@ -196,17 +237,36 @@ static void op_garray_search(int nlhs, mxArray *plhs[], int nrhs, const mxArray 
     gpudot_search_req r;
     search_req(&r, prhs[1], g->single, (int64_t)g->dims[0], (int64_t)g->dims[1], prhs[3], prhs[4],
                prhs[5], 256);
-    if (g->sh) {
-        for (int p = 0; p < g->sh->n; p++) {
-            const gpudot_shard *s = &g->sh->s[p];
-            if (s->an > 0 && s->kn != r.dim) /* a vector on several GPUs: cut along its rows */
-                gd_error("gpudot:gatherFirst", "__gpudot__: garray_search needs D's columns whole");
-            r.parts[r.nparts++] = (gpudot_search_part){s->dev, s->d, s->a0, s->an};
-        }
-    } else {
-        r.parts[r.nparts++] = (gpudot_search_part){-1, g->d, 0, r.n};
-    }
+    if (!search_parts(&r, g))
+        gd_error("gpudot:gatherFirst", "__gpudot__: garray_search needs D's columns whole");
     search_out(nlhs, plhs, &r, gpudot_cuda_search);
+}
+
+/* [S, I, done] = __gpudot__ ("gsearch", Q, D, k) */
+static void op_gsearch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    if (nrhs != 4 || nlhs != 3)
+        gd_error("gpudot:badOption", "__gpudot__: [S, I, done] = gsearch (Q, D, k)");
+    const garr_t *g = garray_resident(prhs[2]);
+    gpudot_search_req r;
+    if (g && !g->cplx && g->nd == 2 && query_fits(prhs[1], g->single, (int64_t)g->dims[0]) &&
+        k_fits(prhs[3], 256) && mxGetScalar(prhs[3]) >= 0) {
+        search_init(&r, prhs[1], g->single, (int64_t)g->dims[0], (int64_t)g->dims[1], prhs[3], 1,
+                    0);
+        if (search_parts(&r, g)) {
+            search_out(3, plhs, &r, gpudot_cuda_search);
+            mxDestroyArray(plhs[2]);
+            if (!r.unsafe) {
+                plhs[2] = mxCreateLogicalScalar(1);
+                return;
+            }
+            mxDestroyArray(plhs[0]);
+            mxDestroyArray(plhs[1]);
+        }
+    }
+    plhs[0] = mxCreateDoubleMatrix(0, 0, mxREAL);
+    plhs[1] = mxCreateDoubleMatrix(0, 0, mxREAL);
+    plhs[2] = mxCreateLogicalScalar(0);
 }
 
 const gateway_op gateway_search_ops[] = {
@@ -214,5 +274,6 @@ const gateway_op gateway_search_ops[] = {
     {"garray_topk", op_garray_topk},
     {"search", op_search},
     {"garray_search", op_garray_search},
+    {"gsearch", op_gsearch},
 };
 const size_t gateway_n_search_ops = sizeof gateway_search_ops / sizeof *gateway_search_ops;

@@ -197,6 +197,9 @@
 %!     [S2, I2] = gsearch (Q, D, 10);
 %!     assert (double (S1), double (S2), 8 * eps (cls{1}));
 %!     assert (I1(1, :), I2(1, :));
+%!     ## the common call's one gateway call and gsearch.m's own path: the same bits
+%!     [S3, I3] = gsearch (Q, G, 10, "accum", "double");
+%!     assert (isequal (S1, S3) && isequal (I1, I3));
 %!   endfor
 %! endfor
 
