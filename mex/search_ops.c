@@ -270,10 +270,8 @@ static void op_gsearch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[
 }
 
 const gateway_op gateway_search_ops[] = {
-    {"topk", op_topk},
-    {"garray_topk", op_garray_topk},
-    {"search", op_search},
-    {"garray_search", op_garray_search},
+    {"topk", op_topk},       {"garray_topk", op_garray_topk},
+    {"search", op_search},   {"garray_search", op_garray_search},
     {"gsearch", op_gsearch},
 };
 const size_t gateway_n_search_ops = sizeof gateway_search_ops / sizeof *gateway_search_ops;
