@@ -151,9 +151,8 @@ const garr_t *garray_resident(const mxArray *a)
     if (mxIsNumeric(a) || !mxIsClass(a, "garray"))
         return NULL;
     mxArray *idp = prop_of(a, "id");
-    const garr_t *g = idp && mxGetNumberOfElements(idp) == 1
-                          ? registry_find((int64_t)mxGetScalar(idp))
-                          : NULL;
+    const garr_t *g =
+        idp && mxGetNumberOfElements(idp) == 1 ? registry_find((int64_t)mxGetScalar(idp)) : NULL;
     return garray_live(g) ? g : NULL;
 }
 
