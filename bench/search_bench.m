@@ -57,6 +57,8 @@ row (fid, "gsearch_1q_k10_native", shape, n, times_of (@() gsearch (q, D, 10, "a
 row (fid, "gsearch_100q_k10", shape, n, times_of (@() gsearch (Q, D, 10), 10), bytes, dev);
 row (fid, "gsearch_100q_k10_native", shape, n, times_of (@() gsearch (Q, D, 10, "accum", "native"), 10), bytes, dev);
 row (fid, "gsearch_100q_k10_dot", shape, n, times_of (@() gsearch (Q, D, 10, "metric", "dot"), 10), bytes, dev);
+row (fid, "gsearch_100q_k10_compensated", shape, n, times_of (@() gsearch (Q, D, 10, "accum", "compensated"), 3), bytes, dev);
+row (fid, "gsearch_100q_all_garray", shape, n, times_of (@() gsearch (Q, D, "output", "garray"), 5), bytes, dev);
 row (fid, "gcosine_1q", shape, n, times_of (@() gcosine (q, D), 30), bytes, dev);
 row (fid, "gdot_1q", shape, n, times_of (@() gdot (q, D), 30), bytes, dev);
 [S1, I1] = gsearch (Q, D, 10);

@@ -69,6 +69,11 @@ void gpudot_cuda_set_tile_from(size_t bytes, int blocks)
     (void)blocks;
 }
 
+void gpudot_cuda_set_warp_batch(int b)
+{
+    (void)b;
+}
+
 void gpudot_cuda_set_runtime_launch(int on)
 {
     (void)on;

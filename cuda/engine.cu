@@ -320,6 +320,11 @@ void gpudot_cuda_set_tile_from(size_t bytes, int blocks)
     E->blocks_cap = blocks;
 }
 
+void gpudot_cuda_set_warp_batch(int b)
+{
+    E->warp_batch = b;
+}
+
 void gpudot_cuda_set_runtime_launch(int on)
 {
     E->runtime_launch = on != 0;

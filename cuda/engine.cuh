@@ -45,6 +45,7 @@ struct Engine {
     size_t tile_from =
         0;              /* test hooks: tile order from this many bytes a run (0: kTileFromBytes), */
     int blocks_cap = 0; /* at most this many blocks a launch plans for (0: target_blocks) */
+    int warp_batch = 0; /* test hook: rounds of warp columns, up to lanes (0: as planned) */
     cudaStream_t stream = 0;       /* where kernels launch: 0, or the ring's compute stream */
     int fault = GPUDOT_FAULT_NONE; /* test hook: gpudot_cuda_inject */
     int fault_skip = 0;            /* allocations that succeed before an ALLOC fault */

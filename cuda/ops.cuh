@@ -17,6 +17,7 @@ template <typename T_, int M, bool CX_, bool CY_> struct DotOp {
     using A = typename AccType<M>::type;
     using Acc = gpudot::Acc<M>;
     static constexpr bool CX = CX_, CY = CY_, UNARY = false;
+    static constexpr bool kBatchFinish = false;
     static constexpr int kWords = (CX || CY) ? 2 : 1; /* values of T an output takes */
     /* fields s0, s1, c0, c1 */
     static constexpr unsigned kLive =
@@ -59,6 +60,7 @@ template <typename T_, typename A_, int PK, bool COMPM, bool CX_> struct NormOp 
     using A = A_;
     using Acc = typename NormAcc<A>::type;
     static constexpr bool CX = CX_, CY = false, UNARY = true;
+    static constexpr bool kBatchFinish = false;
     static constexpr int kWords = 1;
     /* fields e, s, c, sml, csml, big, cbig: the fast 2-norm and p = 1 use s (and c),
      * Inf s, the run-time kinds all */
@@ -134,6 +136,7 @@ template <typename T_, typename A_, bool COMPM, bool CX_, bool CY_, bool FAST> s
     using A = A_;
     using Acc = typename CosAcc<A>::type;
     static constexpr bool CX = CX_, CY = CY_, UNARY = false;
+    static constexpr bool kBatchFinish = true; /* columns_warp_batched */
     static constexpr int kWords = (CX || CY) ? 2 : 1;
     /* fields ex, ey, xr, xi, xx, yy, cxr, cxi, cxx, cyy, fx, fy, limx, limy: unscaled sums
      * use xr, xx, yy (xi when complex, the c* when compensated); scaled ones 0-9 (merge

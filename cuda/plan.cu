@@ -74,6 +74,24 @@ void merge_on_host(const gpudot_dot_req *r, const State *states, int64_t nchunks
     launcher(r)(c, L, p, r);
 }
 
+/* Warp columns: the rounds of outputs a warp sums before it finishes them (cosines, in
+ * columns_warp_batched; p.batch 0: the Op's plain loop, a round at a time), as many as
+ * it has lanes to finish them while every warp an SM holds gets kWarpRounds rounds;
+ * returns the blocks those rounds need */
+static int64_t warp_columns(Args &p)
+{
+    int64_t per = 32 / p.lanes;
+    int64_t warps = (int64_t)E->prop.multiProcessorCount * (kThreads / 32) * kBlocksPerSM;
+    if (p.batch) {
+        p.batch = p.lanes;
+        while (p.batch > 1 && (E->warp_batch ? p.batch > E->warp_batch
+                                             : p.na / (per * p.batch) < kWarpRounds * warps))
+            p.batch /= 2;
+    }
+    int64_t per_block = (kThreads / 32) * per * (p.batch ? p.batch : 1);
+    return (p.na + per_block - 1) / per_block;
+}
+
 /* Grid shape for an nb x na output with runs of nk (vecs 16-byte vectors of the wider
  * operand); sets p.splits.  Split runs plan for at most split_per_sm blocks an SM. */
 Launch plan_launch(Args &p, int split_per_sm, int64_t vecs)
@@ -88,8 +106,7 @@ Launch plan_launch(Args &p, int split_per_sm, int64_t vecs)
         int64_t ts = (int64_t)E->prop.multiProcessorCount * split_per_sm;
         int64_t most = (p.nk + kMinPerBlock - 1) / kMinPerBlock;
         if (p.nk < kSplitMinRun) {
-            int64_t per_block = (kThreads / 32) * (32 / p.lanes);
-            int64_t blocks = (p.na + per_block - 1) / per_block;
+            int64_t blocks = warp_columns(p);
             p.splits = 1;
             L.kind = 1;
             L.grid = dim3((unsigned)(blocks < tb * 4 ? blocks : tb * 4));
@@ -112,8 +129,7 @@ Launch plan_launch(Args &p, int split_per_sm, int64_t vecs)
             L.kind = 0;
             L.grid = dim3((unsigned)(p.na * p.splits));
         } else {
-            int64_t per_block = (kThreads / 32) * (32 / p.lanes);
-            int64_t blocks = (p.na + per_block - 1) / per_block;
+            int64_t blocks = warp_columns(p);
             int64_t cap = tb * 4; /* beyond this, warps loop over outputs */
             p.splits = 1;
             L.kind = 1;
@@ -174,6 +190,7 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     p.lanes = 1;
     while (p.lanes < 32 && 2 * p.lanes < vecs)
         p.lanes *= 2;
+    p.batch = sub->op == GPUDOT_OP_COS; /* (warp_columns plans it) */
     Launch L = plan_launch(p, sub->op == GPUDOT_OP_DOT ? kSplitBlocksPerSMDot : kBlocksPerSM, vecs);
     if (L.kind == 0 && (size_t)sub->nk * es >= (E->tile_from ? E->tile_from : kTileFromBytes))
         p.tiles = 1;

@@ -137,6 +137,7 @@ struct Args {
     int splits;      /* blocks sharing one output group */
     int lanes;       /* warp columns: lanes per output, a power of two <= 32 */
     int tiles;       /* split columns: 0 grid-stride order, 1 tile order (run_sum) */
+    int batch;       /* warp columns: rounds of outputs a warp sums before it finishes them */
 };
 
 /* ---- generic handling of an Op's accumulator (all fields of type Op::A) ---- */
@@ -771,33 +772,95 @@ __global__ void __launch_bounds__(kThreads) columns_split(Args p, Op op)
         split_finish_partials(op, p, a, acc);
 }
 
+/* Lane `from`'s live fields of a, to every lane */
+template <class Op>
+__device__ __forceinline__ typename Op::Acc shfl_from(const Op &op, const typename Op::Acc &a,
+                                                      int from)
+{
+    using A = typename Op::A;
+    typename Op::Acc b;
+    op.init(b);
+    const A *pa = reinterpret_cast<const A *>(&a);
+    A *pb = reinterpret_cast<A *>(&b);
+#pragma unroll
+    for (int j = 0; j < nfields<Op>(); j++)
+        if (live<Op>(j))
+            pb[j] = __shfl_sync(0xffffffffu, pa[j], from);
+    return b;
+}
+
 /*
- * Column mode, short runs or many outputs (nb == 1): groups of `lanes` lanes per output
- * (32 / lanes outputs per warp at a time, so that runs shorter than a warp's loads do not
- * leave lanes idle: 64 x 2^21 single was at 78% of the read ceiling with whole warps, 91.0%
- * in the H100 run of BENCHMARKS.md), grid-stride over outputs; no workspace, no second
- * pass.
+ * columns_warp for Ops whose last step is costly (Op::kBatchFinish: a cosine's square
+ * roots and division): a warp sums `batch` rounds of outputs, each group's sum moving to
+ * the lane numbered by its round, then finishes them all at once, where one lane a group
+ * finishing each round left the others idle through that step.  The same sums in the same
+ * order: the same bits.  (Dots and norms keep the plain loop: this one cost them registers,
+ * 64 -> 80 and a spill for the single dot in double, nvcc -Xptxas -v, sm_90.)
  */
-template <class Op> __global__ void __launch_bounds__(kThreads) columns_warp(Args p, Op op)
+template <class Op>
+__device__ __forceinline__ void columns_warp_batched(const Args &p, const Op &op)
 {
     using T = typename Op::T;
     constexpr int ex = Op::CX ? 2 : 1, ey = Op::CY ? 2 : 1;
-    int lane = threadIdx.x & 31, L = p.lanes, per = 32 / L;
+    int lane = threadIdx.x & 31, L = p.lanes, per = 32 / L, B = p.batch > 1 ? p.batch : 1;
     int sub = lane / L, sl = lane % L;
     int64_t warp = (int64_t)blockIdx.x * (kThreads / 32) + (threadIdx.x >> 5);
     int64_t nwarps = (int64_t)gridDim.x * (kThreads / 32);
-    for (int64_t a0 = warp * per; a0 < p.na; a0 += nwarps * per) {
-        int64_t a = a0 + sub;
-        typename Op::Acc acc;
-        op.init(acc);
-        if (a < p.na) {
-            const T *x = (const T *)p.x + run_start(a, p.kx, p.ax, ex);
-            const T *y = Op::UNARY ? x : (const T *)p.y + run_start(a, p.ky, p.ay, ey);
-            run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, 0, p.nk, sl, L);
+    int64_t round = (int64_t)per * B;
+    for (int64_t a0 = warp * round; a0 < p.na; a0 += nwarps * round) {
+        typename Op::Acc mine; /* round sl's sum of this lane's group */
+        op.init(mine);
+        for (int b = 0; b < B; b++) {
+            int64_t a = a0 + b * per + sub;
+            typename Op::Acc acc;
+            op.init(acc);
+            if (a < p.na) {
+                const T *x = (const T *)p.x + run_start(a, p.kx, p.ax, ex);
+                const T *y = Op::UNARY ? x : (const T *)p.y + run_start(a, p.ky, p.ay, ey);
+                run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, 0, p.nk, sl, L);
+            }
+            acc = warp_reduce(op, acc, L);
+            if (B > 1)
+                acc = shfl_from(op, acc, lane - sl);
+            if (sl == b)
+                mine = acc;
         }
-        acc = warp_reduce(op, acc, L);
-        if (sl == 0 && a < p.na)
-            finish(op, p, a, acc);
+        int64_t a = a0 + sl * per + sub;
+        if (sl < B && a < p.na)
+            finish(op, p, a, mine);
+    }
+}
+
+/*
+ * Column mode, short runs or many outputs (nb == 1): groups of `lanes` lanes per output
+ * (32 / lanes outputs per warp at a time, so that runs shorter than a warp's loads do not
+ * leave lanes idle: 64 x 2^21 single was at 78% of the read ceiling with whole warps),
+ * grid-stride over outputs; no workspace, no second pass.
+ */
+template <class Op> __global__ void __launch_bounds__(kThreads) columns_warp(Args p, Op op)
+{
+    if constexpr (Op::kBatchFinish) {
+        columns_warp_batched(p, op);
+    } else {
+        using T = typename Op::T;
+        constexpr int ex = Op::CX ? 2 : 1, ey = Op::CY ? 2 : 1;
+        int lane = threadIdx.x & 31, L = p.lanes, per = 32 / L;
+        int sub = lane / L, sl = lane % L;
+        int64_t warp = (int64_t)blockIdx.x * (kThreads / 32) + (threadIdx.x >> 5);
+        int64_t nwarps = (int64_t)gridDim.x * (kThreads / 32);
+        for (int64_t a0 = warp * per; a0 < p.na; a0 += nwarps * per) {
+            int64_t a = a0 + sub;
+            typename Op::Acc acc;
+            op.init(acc);
+            if (a < p.na) {
+                const T *x = (const T *)p.x + run_start(a, p.kx, p.ax, ex);
+                const T *y = Op::UNARY ? x : (const T *)p.y + run_start(a, p.ky, p.ay, ey);
+                run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, 0, p.nk, sl, L);
+            }
+            acc = warp_reduce(op, acc, L);
+            if (sl == 0 && a < p.na)
+                finish(op, p, a, acc);
+        }
     }
 }
 

@@ -114,13 +114,25 @@ __global__ void __launch_bounds__(256)
         *unsafe = 1;
 }
 
+/* (s, c) += a b: plain (one fma), or COMP as gdot's "compensated" (Dot2: TwoProduct and
+ * TwoSum, gpudot_math.h's) */
+template <bool COMP, typename A> __device__ __forceinline__ void tile_fma(A a, A b, A &s, A &c)
+{
+    if constexpr (COMP)
+        gd_add_prod_d(&s, &c, a, b, 1);
+    else
+        s = fma(a, b, s);
+}
+
 /* Scores of queries q0 .. q0 + BM and columns j0 .. j0 + BN: s[q nc + j] (the chunk's
- * layout: a query's scores adjacent), D's columns from Dc (the chunk's first). */
-template <typename T, typename A, int RM, int RN, int TX>
+ * layout: a query's scores adjacent), D's columns from Dc (the chunk's first).  COMP (A
+ * double): every sum compensated, the "compensated" mode. */
+template <typename T, typename A, int RM, int RN, int TX, bool COMP = false>
 __global__ void __launch_bounds__(256)
     search_tile(const T *__restrict__ Q, const T *__restrict__ Dc, int64_t d, int64_t m, int64_t nc,
                 bool cosine, bool checked, T *__restrict__ s, int *unsafe)
 {
+    constexpr int CM = COMP ? RM : 1, CN = COMP ? RN : 1; /* the compensations' extents */
     constexpr int TY = 256 / TX, BM = TY * RM, BN = TX * RN;
     /* a column's (a query's) K values adjacent, rows padded by one: conflict-free stores
      * of the coalesced loads and reads across tx */
@@ -130,6 +142,7 @@ __global__ void __launch_bounds__(256)
     int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
     int64_t j0 = (int64_t)blockIdx.x * BN, q0 = (int64_t)blockIdx.y * BM;
     A acc[RM][RN] = {}, qsq[RM] = {}, dsq[RN] = {};
+    A cacc[CM][CN] = {}, cq[CM] = {}, cd[CN] = {};
     for (int64_t k0 = 0; k0 < d; k0 += kSearchK) {
         for (int e = tid; e < kSearchK * BN; e += 256) {
             int kk = e % kSearchK, j = e / kSearchK;
@@ -153,17 +166,29 @@ __global__ void __launch_bounds__(256)
             for (int r = 0; r < RM; r++)
 #pragma unroll
                 for (int c = 0; c < RN; c++)
-                    acc[r][c] = fma(a[r], b[c], acc[r][c]);
+                    tile_fma<COMP>(a[r], b[c], acc[r][c], cacc[COMP ? r : 0][COMP ? c : 0]);
             if (cosine && ty == 0)
 #pragma unroll
                 for (int c = 0; c < RN; c++)
-                    dsq[c] = fma(b[c], b[c], dsq[c]);
+                    tile_fma<COMP>(b[c], b[c], dsq[c], cd[COMP ? c : 0]);
             if (cosine && tx == 0)
 #pragma unroll
                 for (int r = 0; r < RM; r++)
-                    qsq[r] = fma(a[r], a[r], qsq[r]);
+                    tile_fma<COMP>(a[r], a[r], qsq[r], cq[COMP ? r : 0]);
         }
         __syncthreads();
+    }
+    if constexpr (COMP) { /* the sums, compensated (gdot's rounding of s + c) */
+#pragma unroll
+        for (int r = 0; r < RM; r++) {
+            qsq[r] = gd_value_d(qsq[r], cq[r], 1);
+#pragma unroll
+            for (int c = 0; c < RN; c++)
+                acc[r][c] = gd_value_d(acc[r][c], cacc[r][c], 1);
+        }
+#pragma unroll
+        for (int c = 0; c < RN; c++)
+            dsq[c] = gd_value_d(dsq[c], cd[c], 1);
     }
     if (cosine) {
         if (ty == 0)
@@ -684,6 +709,22 @@ static void launch_tiles(const T *Q, const T *Dc, int64_t d, int64_t m, int64_t 
     }
 }
 
+/* "compensated": every sum Dot2 in double, on the CUDA cores (tile shapes as launch_tiles') */
+template <typename T>
+static void launch_comp(const T *Q, const T *Dc, int64_t d, int64_t m, int64_t nc, bool cosine,
+                        bool checked, T *s, int *unsafe)
+{
+    if (m <= 8) {
+        dim3 g((unsigned)((nc + 127) / 128), (unsigned)((m + 7) / 8));
+        search_tile<T, double, 2, 2, 64, true>
+            <<<g, 256>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
+    } else {
+        dim3 g((unsigned)((nc + 63) / 64), (unsigned)((m + 31) / 32));
+        search_tile<T, double, 2, 4, 16, true>
+            <<<g, 256>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
+    }
+}
+
 /* Columns of a part's chunk of scores (search_one cuts by it, part_width sizes the host's
  * candidates by it): kSearchChunk bytes of m queries' scores, at least 128 columns. */
 static int64_t chunk_columns(int64_t m, int64_t n, size_t es)
@@ -724,13 +765,16 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
         int64_t j0 = c * nc, ncc = n - j0 < nc ? n - j0 : nc;
         if (r->single && r->accum == GPUDOT_ACC_NATIVE)
             launch_tiles<T, float>(dq, D + j0 * d, d, m, ncc, r->cosine, checked, ds, flag);
+        else if (r->accum == GPUDOT_ACC_COMP)
+            launch_comp<T>(dq, D + j0 * d, d, m, ncc, r->cosine, checked, ds, flag);
         else
             launch_tiles<T, double>(dq, D + j0 * d, d, m, ncc, r->cosine, checked, ds, flag);
         if ((e = cudaGetLastError()) != cudaSuccess)
             break;
         if (k < 0) /* every score: the chunk is rows j0 .. j0 + ncc of the n x m result */
-            e = cudaMemcpy2D((T *)r->scores + col0 + j0, (size_t)r->n * es, ds, (size_t)ncc * es,
-                             (size_t)ncc * es, (size_t)m, cudaMemcpyDeviceToHost);
+            e = cudaMemcpy2D((T *)(r->dscores ? r->dscores : r->scores) + col0 + j0,
+                             (size_t)r->n * es, ds, (size_t)ncc * es, (size_t)ncc * es, (size_t)m,
+                             r->dscores ? cudaMemcpyDefault : cudaMemcpyDeviceToHost);
         else
             st = topk_runs(ds, 1, ncc, m, k, false, cv + c * kk * m, ci + c * kk * m, 0);
     }

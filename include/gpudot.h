@@ -187,8 +187,9 @@ gpudot_status gpudot_topk_host(const void *x, int single, int64_t pre, int64_t n
  * cosines in the accumulator of `accum` (native or double), rounded to D's class.  k >= 0:
  * the best min(k, n) scores of each query, largest first, NaN last, ties to the lowest index,
  * into scores and idx (1-based), min(k, n) x m; k = -1: every score, n x m, into scores.
- * k <= 256.  unsafe (out): a squared norm overflowed or lost precision in the accumulator,
- * the cosines must be computed scaled. */
+ * k <= 256; k = -1 with dscores: every score into dscores instead (device memory of the
+ * primary device).  unsafe (out): a squared norm overflowed or lost precision in the
+ * accumulator, the cosines must be computed scaled. */
 typedef struct {
     int dev;       /* CUDA ordinal; -1: the primary device (a garray on one GPU) */
     const void *d; /* dim x n of D's columns, device memory of dev */
@@ -203,6 +204,7 @@ typedef struct {
     gpudot_search_part parts[GPUDOT_MAX_SHARDS];
     void *scores;
     double *idx;
+    void *dscores;
     int unsafe;
 } gpudot_search_req;
 gpudot_status gpudot_cuda_search(gpudot_search_req *r);

@@ -73,6 +73,9 @@ gpudot_status gpudot_cuda_set_spread(const int *devs, int n);
  * blocks (0: enough to fill the device), so that tests reach whole tile windows with
  * small data. */
 void gpudot_cuda_set_tile_from(size_t bytes, int blocks);
+/* Test hook: warp columns finish `b` rounds of outputs at once, at most a round a lane (0:
+ * as planned; results do not change, only the launch's shape). */
+void gpudot_cuda_set_warp_batch(int b);
 /* Test hook: on != 0 launches the engine's kernels through the runtime (<<<>>>) instead of
  * the driver's cuLaunchKernel, the way taken where the driver's entry point is missing. */
 void gpudot_cuda_set_runtime_launch(int on);

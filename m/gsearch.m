@@ -45,10 +45,18 @@
 ## @qcode{"native"} (the fastest within single's error bound: single in single, never
 ## TF32; for more than 8 queries on Hopper GPUs, whose FP64 tensor cores run it faster
 ## than their single cores, the same as @qcode{"double"}) or @qcode{"compensated"} (as
-## @code{gdot}'s; computed query by query).  Scores are rounded to @var{D}'s class.
+## @code{gdot}'s, Dot2 in double: on the GPU in the same blocks on its double cores,
+## several times slower than @qcode{"double"}; on the CPU engine query by query).  Scores
+## are rounded to @var{D}'s class.
 ## @item @qcode{"device"}
 ## @qcode{"auto"} (default: garrays on the GPU, host arrays on the CPU engine),
 ## @qcode{"gpu"}, @qcode{"cpu"}.
+## @item @qcode{"output"}
+## @qcode{"host"} (default) or @qcode{"garray"}: @var{S} and @var{I} as garrays.  Every
+## score (no @var{k}) of a garray @var{D} on the GPU then goes straight into a garray on
+## its GPU, never through the host (n x m: 400 MB for 10^6 columns and 100 queries in
+## single); @code{maxk}, @code{mink}, @code{max}, @code{min}, indexing and @code{gather}
+## work on it there.
 ## @end table
 ##
 ## @var{Q} and @var{D} are real single or double matrices (or garrays) with the same
@@ -86,7 +94,7 @@ function [S, I] = gsearch (Q, D, varargin)
     endif
     k = double (k);
   endif
-  [cosine, accum, device] = options (varargin);
+  [cosine, accum, device, to_garray] = options (varargin);
   [Q, D, id, ondev, ndev, n] = operands (Q, D);
   on_gpu = ondev;
   if (strcmp (device, "cpu"))
@@ -107,16 +115,24 @@ function [S, I] = gsearch (Q, D, varargin)
   if (! isempty (k))
     kd = k;
   endif
-  if (strcmp (accum, "compensated"))
-    ;
+  mode = find (strcmp (accum, {"native", "compensated"}), 1);   # the gateway's 0, 1, 2
+  if (isempty (mode))
+    mode = 0;
+  endif
+  if (! on_gpu && mode == 2)
+    ;                                   # (the CPU engine: query by query, below)
+  elseif (to_garray && on_gpu && kd < 0 && ! (ndev > 1 && n == 1))
+    [id, dev, unsafe] = __gpudot__ ("garray_scores", Q, id, cosine, mode);
+    S = garray.from_id (id, [n, columns(Q)], class (Q), false, dev);
+    I = [];
   elseif (! on_gpu)
-    [S, I, unsafe] = __gpudot__ ("search", Q, D, kd, cosine, strcmp (accum, "native"));
+    [S, I, unsafe] = __gpudot__ ("search", Q, D, kd, cosine, mode);
   elseif (! (ndev > 1 && n == 1))
     ## the best k on the device where it chooses them (k <= 256), else every score
     if (kd > 256)
       kd = -1;
     endif
-    [S, I, unsafe] = __gpudot__ ("garray_search", Q, id, kd, cosine, strcmp (accum, "native"));
+    [S, I, unsafe] = __gpudot__ ("garray_search", Q, id, kd, cosine, mode);
   endif
   if (unsafe)
     S = by_query (Q, D, n, cosine, accum);
@@ -126,13 +142,20 @@ function [S, I] = gsearch (Q, D, varargin)
   elseif (isempty (k))
     I = [];
   endif
+  if (to_garray && ! isa (S, "garray"))
+    S = garray (S);
+    if (! isempty (k))
+      I = garray (I);
+    endif
+  endif
 
 endfunction
 
-function [cosine, accum, device] = options (args)
+function [cosine, accum, device, to_garray] = options (args)
   cosine = true;
   accum = "double";
   device = "auto";
+  to_garray = false;
   if (mod (numel (args), 2))
     error ("gpudot:badOption", "gsearch: options come in name, value pairs");
   endif
@@ -159,6 +182,11 @@ function [cosine, accum, device] = options (args)
           error ("gpudot:badOption", "gsearch: \"device\" is \"auto\", \"gpu\" or \"cpu\", not \"%s\"", val);
         endif
         device = lower (val);
+      case "output"
+        if (! any (strcmpi (val, {"host", "garray"})))
+          error ("gpudot:badOption", "gsearch: \"output\" is \"host\" or \"garray\", not \"%s\"", val);
+        endif
+        to_garray = strcmpi (val, "garray");
       otherwise
         error ("gpudot:badOption", "gsearch: unknown option \"%s\"", name);
     endswitch

@@ -21,6 +21,8 @@
  *                                                       of at most blocks
  *   __gpudot__ ("runtime_launch", on)                   kernels through the runtime (<<<>>>),
  *                                                       not cuLaunchKernel
+ *   __gpudot__ ("warp_batch", b)                        warp columns finish b rounds of
+ *                                                       outputs at once (0: as planned)
  */
 #include <math.h>
 #include <stdint.h>
@@ -87,6 +89,15 @@ static void hook_tile_from(int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
     gpudot_cuda_set_tile_from(bytes, blocks > INT32_MAX ? INT32_MAX : (int)blocks);
 }
 
+static void hook_warp_batch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs, (void)plhs;
+    if (nrhs != 2)
+        gd_error("gpudot:badOption", "__gpudot__: warp_batch takes one count");
+    size_t b = count_arg("warp_batch", prhs[1]);
+    gpudot_cuda_set_warp_batch(b > 32 ? 32 : (int)b);
+}
+
 static void hook_runtime_launch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     (void)nlhs, (void)plhs;
@@ -133,6 +144,7 @@ const gateway_op gateway_hook_ops[] = {
     {"__fault__", hook_fault},
     {"staging_cap", hook_staging_cap},
     {"tile_from", hook_tile_from},
+    {"warp_batch", hook_warp_batch},
     {"runtime_launch", hook_runtime_launch},
 };
 const size_t gateway_n_hook_ops = sizeof gateway_hook_ops / sizeof *gateway_hook_ops;

@@ -4,11 +4,14 @@
  *
  *   [v, i] = __gpudot__ ("topk", x, k, dim, is_min)         host x: the CPU engine
  *   [v, i] = __gpudot__ ("garray_topk", id, k, dim, is_min) a garray on one GPU, k <= 256
- *   [S, I, unsafe] = __gpudot__ ("search", Q, D, k, cosine, native)    host D: the CPU engine
- *   [S, I, unsafe] = __gpudot__ ("garray_search", Q, id, k, cosine, native)
+ *   [S, I, unsafe] = __gpudot__ ("search", Q, D, k, cosine, mode)      host D: the CPU engine
+ *   [S, I, unsafe] = __gpudot__ ("garray_search", Q, id, k, cosine, mode)
  *       Q (dim x m, D's class) against D (dim x n; a garray on one GPU or several): the
  *       best k scores and indices of each query (k x m; on the GPU k <= 256), or every
- *       score (k = -1: n x m); unsafe: the cosines must be computed scaled
+ *       score (k = -1: n x m); mode: 0 "double", 1 "native", 2 "compensated" (on the GPU);
+ *       unsafe: the cosines must be computed scaled
+ *   [id, dev, unsafe] = __gpudot__ ("garray_scores", Q, id, cosine, mode)
+ *       every score, n x m, into a new garray on the primary GPU (dev: its ordinal)
  *   [S, I, done] = __gpudot__ ("gsearch", Q, D, k)
  *       gsearch (Q, D, k)'s common call in one gateway call (its m-file path costs ~150 us
  *       of interpreter a call): D a garray object on the GPU, Q of D's class, k from 0 to
@@ -142,13 +145,13 @@ static int k_fits(const mxArray *ka, int64_t kmax)
 
 /* The request of a search of Q against D (dim x n, D's class: single or double) */
 static void search_init(gpudot_search_req *r, const mxArray *Q, int single, int64_t dim, int64_t n,
-                        const mxArray *ka, int cosine, int native)
+                        const mxArray *ka, int cosine, gpudot_accum accum)
 {
     memset(r, 0, sizeof *r);
     r->q = mxGetData(Q);
     r->single = single;
     r->cosine = cosine;
-    r->accum = native ? GPUDOT_ACC_NATIVE : GPUDOT_ACC_DOUBLE;
+    r->accum = accum;
     r->dim = dim;
     r->m = (int64_t)mxGetN(Q);
     r->n = n;
@@ -157,8 +160,8 @@ static void search_init(gpudot_search_req *r, const mxArray *Q, int single, int6
 
 /* search_init's arguments checked, with errors */
 static void search_req(gpudot_search_req *r, const mxArray *Q, int single, int64_t dim, int64_t n,
-                       const mxArray *ka, const mxArray *cosine, const mxArray *native,
-                       int64_t kmax)
+                       const mxArray *ka, const mxArray *cosine, const mxArray *mode,
+                       int64_t kmax, int comp_ok)
 {
     if (!query_fits(Q, single, dim))
         gd_error("gpudot:badType", "__gpudot__: search takes Q (dim x m, D's class) and a real D "
@@ -166,7 +169,14 @@ static void search_req(gpudot_search_req *r, const mxArray *Q, int single, int64
     if (!k_fits(ka, kmax))
         gd_error("gpudot:badOption", "__gpudot__: search takes k from 0 to %lld, or -1",
                  (long long)kmax);
-    search_init(r, Q, single, dim, n, ka, flag_arg(cosine), flag_arg(native));
+    double mv = scalar_arg(mode, -1);
+    if (!(mv == 0 || mv == 1 || (mv == 2 && comp_ok)))
+        gd_error("gpudot:badOption", "__gpudot__: search takes mode 0 (double), 1 (native)%s",
+                 comp_ok ? " or 2 (compensated)" : "");
+    search_init(r, Q, single, dim, n, ka, flag_arg(cosine),
+                mv == 1   ? GPUDOT_ACC_NATIVE
+                : mv == 2 ? GPUDOT_ACC_COMP
+                          : GPUDOT_ACC_DOUBLE);
 }
 
 /* D's parts on their devices into r; 0 where a part holds pieces of columns (a vector cut
@@ -213,7 +223,7 @@ static void search_out(int nlhs, mxArray *plhs[], gpudot_search_req *r,
         plhs[2] = mxCreateLogicalScalar(r->unsafe != 0);
 }
 
-/* [S, I, unsafe] = __gpudot__ ("search", Q, D, k, cosine, native): D on the host */
+/* [S, I, unsafe] = __gpudot__ ("search", Q, D, k, cosine, mode): D on the host */
 static void op_search(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     const mxArray *D = nrhs == 6 ? prhs[2] : NULL;
@@ -222,13 +232,13 @@ static void op_search(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
         gd_error("gpudot:badType", "__gpudot__: search takes Q and a real matrix D");
     gpudot_search_req r;
     search_req(&r, prhs[1], mxIsSingle(D), (int64_t)mxGetM(D), (int64_t)mxGetN(D), prhs[3], prhs[4],
-               prhs[5], INT64_MAX / 2);
+               prhs[5], INT64_MAX / 2, 0);
     r.nparts = 1;
     r.parts[0] = (gpudot_search_part){-1, mxGetData(D), 0, r.n};
     search_out(nlhs, plhs, &r, gpudot_search_host);
 }
 
-/* [S, I, unsafe] = __gpudot__ ("garray_search", Q, id, k, cosine, native) */
+/* [S, I, unsafe] = __gpudot__ ("garray_search", Q, id, k, cosine, mode) */
 static void op_garray_search(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     const garr_t *g = nrhs == 6 ? garray_by_id(prhs[2]) : NULL;
@@ -236,10 +246,50 @@ static void op_garray_search(int nlhs, mxArray *plhs[], int nrhs, const mxArray 
         gd_error("gpudot:badType", "__gpudot__: garray_search takes a real garray D on the GPU");
     gpudot_search_req r;
     search_req(&r, prhs[1], g->single, (int64_t)g->dims[0], (int64_t)g->dims[1], prhs[3], prhs[4],
-               prhs[5], 256);
+               prhs[5], 256, 1);
     if (!search_parts(&r, g))
         gd_error("gpudot:gatherFirst", "__gpudot__: garray_search needs D's columns whole");
     search_out(nlhs, plhs, &r, gpudot_cuda_search);
+}
+
+/* [id, dev, unsafe] = __gpudot__ ("garray_scores", Q, id, cosine, mode) */
+static void op_garray_scores(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    const garr_t *g = nrhs == 5 ? garray_by_id(prhs[2]) : NULL;
+    if (!garray_live(g) || g->cplx || g->nd != 2)
+        gd_error("gpudot:badType", "__gpudot__: garray_scores takes a real garray D on the GPU");
+    mxArray *all = mxCreateDoubleScalar(-1);
+    gpudot_search_req r;
+    search_req(&r, prhs[1], g->single, (int64_t)g->dims[0], (int64_t)g->dims[1], all, prhs[3],
+               prhs[4], 256, 1);
+    mxDestroyArray(all);
+    if (!search_parts(&r, g))
+        gd_error("gpudot:gatherFirst", "__gpudot__: garray_scores needs D's columns whole");
+    /* (registry_reserve may move the entries: g is not read past it) */
+    if (!registry_reserve())
+        gd_error("gpudot:outOfMemory", "gsearch: out of host memory");
+    garr_t e;
+    memset(&e, 0, sizeof e);
+    e.id = registry_next_id();
+    e.single = r.single;
+    e.nd = 2;
+    e.dims[0] = (mwSize)r.n;
+    e.dims[1] = (mwSize)r.m;
+    e.bytes = (size_t)(r.n * r.m) * (r.single ? 4 : 8);
+    gpudot_status st = gpudot_cuda_malloc(&e.d, e.bytes);
+    r.dscores = e.d;
+    if (st == GPUDOT_OK && r.n * r.m > 0 && (st = gpudot_cuda_search(&r)) != GPUDOT_OK)
+        gpudot_cuda_free(e.d);
+    if (st != GPUDOT_OK)
+        raise_status("gsearch", st, gpudot_cuda_last_error());
+    registry_add(&e);
+    update_lock();
+    gpudot_cuda_info_t in;
+    plhs[0] = mxCreateDoubleScalar((double)e.id);
+    if (nlhs > 1)
+        plhs[1] = mxCreateDoubleScalar(gpudot_cuda_info(&in) == GPUDOT_OK ? in.device : 0);
+    if (nlhs > 2)
+        plhs[2] = mxCreateLogicalScalar(r.unsafe != 0);
 }
 
 /* [S, I, done] = __gpudot__ ("gsearch", Q, D, k) */
@@ -252,7 +302,7 @@ static void op_gsearch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[
     if (g && !g->cplx && g->nd == 2 && query_fits(prhs[1], g->single, (int64_t)g->dims[0]) &&
         k_fits(prhs[3], 256) && mxGetScalar(prhs[3]) >= 0) {
         search_init(&r, prhs[1], g->single, (int64_t)g->dims[0], (int64_t)g->dims[1], prhs[3], 1,
-                    0);
+                    GPUDOT_ACC_DOUBLE);
         if (search_parts(&r, g)) {
             search_out(3, plhs, &r, gpudot_cuda_search);
             mxDestroyArray(plhs[2]);
@@ -273,5 +323,6 @@ const gateway_op gateway_search_ops[] = {
     {"topk", op_topk},       {"garray_topk", op_garray_topk},
     {"search", op_search},   {"garray_search", op_garray_search},
     {"gsearch", op_gsearch},
+    {"garray_scores", op_garray_scores},
 };
 const size_t gateway_n_search_ops = sizeof gateway_search_ops / sizeof *gateway_search_ops;

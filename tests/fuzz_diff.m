@@ -405,6 +405,9 @@ function desc = case_search (devices)
   if (! strcmp (dev, "auto") || rand () < 0.5)   # (no option at all: gsearch's fast path)
     args(end+1:end+2) = {"device", dev};
   endif
+  if (rand () < 0.2)
+    args(end+1:end+2) = {"output", "garray"};
+  endif
   DD = D;
   if (rand () < 0.5 && ! strcmp (dev, "cpu"))
     DD = garray (D);
@@ -418,7 +421,7 @@ function desc = case_search (devices)
   endif
   desc = sprintf ("gsearch (%s, %s, %s%s)", describe (Q, Q), describe (D, DD), mat2str (k), show_args (args));
   dump (Q, D, args);
-  S = gsearch (Q, DD, args{:});
+  S = gather (gsearch (Q, DD, args{:}));
   ## the reference: exact products of singles and double sums, as the double mode
   R = double (D)' * double (Q);
   if (cosine)   # each column scaled by a power of two first (exact: no overflow, and
@@ -457,6 +460,7 @@ function desc = case_search (devices)
   endif
   if (! isempty (k))
     [Sk, Ik] = gsearch (Q, DD, k, args{:});
+    [Sk, Ik] = gather (Sk, Ik);
     kk = min (k, n);
     [~, ord] = sort (-Sd, 1);
     same_exactly (Ik, ord(1:kk, :), desc);

@@ -318,6 +318,38 @@
 %!   __gpudot__ ("tile_from", 0);
 %! end_unwind_protect
 %!testif ; gpudot_gpu_available ()
+%! ## warp columns (runs shorter than 4096) finishing 1, 2, 4 ... 32 rounds of outputs at
+%! ## once: the same bits as one round, for dots, norms and cosines, real and complex, each
+%! ## mode, a broadcast query, and column counts that leave rounds part full
+%! unwind_protect
+%!   for cls = {"single", "double"}
+%!     for d = [1 7 64 768]
+%!       n = 2003;
+%!       X = cast (randn (d, n), cls{1});  Y = cast (randn (d, n), cls{1});
+%!       X(:, 5) = 0;  Y(end, 9) = Inf;
+%!       Z = complex (X, Y);  q = Y(:, 1);
+%!       gX = garray (X);  gY = garray (Y);  gZ = garray (Z);
+%!       for acc = {"native", "double", "compensated"}
+%!         o = {"accum", acc{1}};
+%!         calls = {@() gdot (gX, gY, o{:}), @() gdot (gZ, gX, o{:}), @() gnorm (gX, o{:}), ...
+%!                  @() gnorm (gZ, 1, o{:}), @() gnorm (gX, Inf, o{:}), ...
+%!                  @() gcosine (gX, gY, o{:}), @() gcosine (gZ, gY, o{:}), ...
+%!                  @() gcosine (q, gX, o{:}), @() gdot (q, gX, o{:})};
+%!         for c = 1:numel (calls)
+%!           __gpudot__ ("warp_batch", 1);
+%!           want = calls{c} ();
+%!           for b = [2 4 32 0]
+%!             __gpudot__ ("warp_batch", b);
+%!             assert (isequaln (calls{c} (), want), "%s d = %d %s call %d batch %d", cls{1}, d, acc{1}, c, b);
+%!           endfor
+%!         endfor
+%!       endfor
+%!     endfor
+%!   endfor
+%! unwind_protect_cleanup
+%!   __gpudot__ ("warp_batch", 0);
+%! end_unwind_protect
+%!testif ; gpudot_gpu_available ()
 %! ## split columns with one-field states (a real dot in "native" or "double", the fast
 %! ## norms): each block's sum travels in a slot that the value itself marks as full, and
 %! ## the finishing block empties the slots for the next launch.  The same bits whatever

@@ -169,6 +169,13 @@
 %!     for k = [0 1 10 257 800]
 %!       check_search (Q, D, k, args{1});
 %!     endfor
+%!     ## "output", "garray" (garrays on the host where no GPU is usable)
+%!     S = gsearch (Q, D, "output", "garray", args{1}{:});
+%!     [Sk, Ik] = gsearch (Q, D, 10, "output", "garray", args{1}{:});
+%!     [Sh, Ih] = gsearch (Q, D, 10, args{1}{:});
+%!     assert (isa (S, "garray") && isa (Sk, "garray") && isa (Ik, "garray"));
+%!     assert (isequaln (gather (S), gsearch (Q, D, args{1}{:})));
+%!     assert (isequaln (gather (Sk), Sh) && isequal (gather (Ik), Ih));
 %!   endfor
 %! endfor
 
@@ -187,7 +194,8 @@
 %!   for m = [1 5 40 100]
 %!     Q = cast (randn (37, m), cls{1});
 %!     Q(:, 1) = D(:, 12);
-%!     for args = {{}, {"metric", "dot"}, {"accum", "native"}}
+%!     for args = {{}, {"metric", "dot"}, {"accum", "native"}, {"accum", "compensated"}, ...
+%!                 {"accum", "compensated", "metric", "dot"}}
 %!       for k = [0 1 10 256 300]
 %!         check_search (Q, G, k, args{1});
 %!       endfor
@@ -201,6 +209,33 @@
 %!     [S3, I3] = gsearch (Q, G, 10, "accum", "double");
 %!     assert (isequal (S1, S3) && isequal (I1, I3));
 %!   endfor
+%! endfor
+
+%!testif ; gpudot_gpu_available ()
+%! ## "output", "garray": every score straight into a garray on the GPU, the same bits as
+%! ## to the host, in every mode; the best k as garrays, and maxk of the scores on the
+%! ## device giving the same; D in parts; no queries
+%! rand ("seed", 9); randn ("seed", 9);
+%! for cls = {"single", "double"}
+%!   D = cast (randn (20, 3000), cls{1});
+%!   Q = cast (randn (20, 12), cls{1});
+%!   G = garray (D);
+%!   for args = {{}, {"metric", "dot"}, {"accum", "native"}, {"accum", "compensated"}}
+%!     S = gsearch (Q, G, "output", "garray", args{1}{:});
+%!     assert (isa (S, "garray"));
+%!     assert (size (S), [3000 12]);
+%!     assert (isequal (gather (S), gsearch (Q, G, args{1}{:})));
+%!     [Sk, Ik] = gsearch (Q, G, 7, "output", "garray", args{1}{:});
+%!     [Sh, Ih] = gsearch (Q, G, 7, args{1}{:});
+%!     assert (isa (Sk, "garray") && isa (Ik, "garray"));
+%!     assert (isequal (gather (Sk), Sh) && isequal (gather (Ik), Ih));
+%!     [Bm, Im] = maxk (S, 7);
+%!     assert (isequal (gather (Bm), Sh) && isequal (gather (Im), Ih));
+%!   endfor
+%!   G2 = garray (D, "devices", [0 0]);
+%!   assert (isequal (gather (gsearch (Q, G2, "output", "garray")), gsearch (Q, G)));
+%!   S0 = gsearch (Q(:, []), G, "output", "garray");
+%!   assert (isa (S0, "garray") && isequal (size (S0), [3000 0]));
 %! endfor
 
 %!testif ; gpudot_gpu_available ()
@@ -271,6 +306,7 @@
 %!error id=gpudot:badOption gsearch (ones (2, 1), ones (2, 3), 1, "metric", "l2")
 %!error id=gpudot:badOption gsearch (ones (2, 1), ones (2, 3), 1, "bogus", "x")
 %!error id=gpudot:badOption gsearch (ones (2, 1), ones (2, 3), 1, "accum")
+%!error id=gpudot:badOption gsearch (ones (2, 1), ones (2, 3), 1, "output", "device")
 %!error id=gpudot:sizeMismatch gsearch (ones (3, 1), ones (2, 3), 1)
 %!error id=gpudot:badType gsearch (ones (2, 1) * 1i, ones (2, 3), 1)
 %!error id=gpudot:badType gsearch (ones (2, 1), {1}, 1)
