@@ -160,8 +160,8 @@ static void search_init(gpudot_search_req *r, const mxArray *Q, int single, int6
 
 /* search_init's arguments checked, with errors */
 static void search_req(gpudot_search_req *r, const mxArray *Q, int single, int64_t dim, int64_t n,
-                       const mxArray *ka, const mxArray *cosine, const mxArray *mode,
-                       int64_t kmax, int comp_ok)
+                       const mxArray *ka, const mxArray *cosine, const mxArray *mode, int64_t kmax,
+                       int comp_ok)
 {
     if (!query_fits(Q, single, dim))
         gd_error("gpudot:badType", "__gpudot__: search takes Q (dim x m, D's class) and a real D "
@@ -322,7 +322,6 @@ static void op_gsearch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[
 const gateway_op gateway_search_ops[] = {
     {"topk", op_topk},       {"garray_topk", op_garray_topk},
     {"search", op_search},   {"garray_search", op_garray_search},
-    {"gsearch", op_gsearch},
-    {"garray_scores", op_garray_scores},
+    {"gsearch", op_gsearch}, {"garray_scores", op_garray_scores},
 };
 const size_t gateway_n_search_ops = sizeof gateway_search_ops / sizeof *gateway_search_ops;
