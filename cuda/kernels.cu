@@ -101,9 +101,15 @@ template <class Op> void launch_op(LaunchCtx &c, const Launch &L0, const Args &p
                 return;
             }
         kl<columns_split<Op>>(c, L.grid, p, op);
-    } else if (L.kind == 1)
+    } else if (L.kind == 1) {
+        if constexpr (Op::kQuery)
+            if (p.lanes == 32 && p.nk <= kQueryMax && p.kx == p.nk && p.ky == p.nk &&
+                (p.ax == 1) != (p.ay == 1)) {
+                kl<columns_query<Op>>(c, L.grid, p, op);
+                return;
+            }
         kl<columns_warp<Op>>(c, L.grid, p, op);
-    else
+    } else
         kl<rows<Op>>(c, L.grid, p, op);
 }
 

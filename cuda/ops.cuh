@@ -17,7 +17,8 @@ template <typename T_, int M, bool CX_, bool CY_> struct DotOp {
     using A = typename AccType<M>::type;
     using Acc = gpudot::Acc<M>;
     static constexpr bool CX = CX_, CY = CY_, UNARY = false;
-    static constexpr bool kBatchFinish = false;
+    static constexpr bool kBatchFinish = false, kQuery = false;
+    static constexpr int kWarpBlocks = 1; /* columns_warp's launch bounds: as ptxas likes */
     static constexpr int kWords = (CX || CY) ? 2 : 1; /* values of T an output takes */
     /* fields s0, s1, c0, c1 */
     static constexpr unsigned kLive =
@@ -60,7 +61,8 @@ template <typename T_, typename A_, int PK, bool COMPM, bool CX_> struct NormOp 
     using A = A_;
     using Acc = typename NormAcc<A>::type;
     static constexpr bool CX = CX_, CY = false, UNARY = true;
-    static constexpr bool kBatchFinish = false;
+    static constexpr bool kBatchFinish = false, kQuery = false;
+    static constexpr int kWarpBlocks = 1; /* columns_warp's launch bounds: as ptxas likes */
     static constexpr int kWords = 1;
     /* fields e, s, c, sml, csml, big, cbig: the fast 2-norm and p = 1 use s (and c),
      * Inf s, the run-time kinds all */
@@ -137,6 +139,12 @@ template <typename T_, typename A_, bool COMPM, bool CX_, bool CY_, bool FAST> s
     using Acc = typename CosAcc<A>::type;
     static constexpr bool CX = CX_, CY = CY_, UNARY = false;
     static constexpr bool kBatchFinish = true; /* columns_warp_batched */
+    /* columns_query takes it where one operand is a vector broadcast over the columns */
+    static constexpr bool kQuery = FAST && !COMPM && !CX_ && !CY_;
+    /* columns_warp's blocks an SM for unscaled real sums: ptxas took 98 registers, 2 blocks
+     * (64 x 2^21 single cosines at 82% of the read ceiling); 3 blocks: 80 and a 20-byte
+     * spill, 394 us against gdot's 408 in one ncu run (4 blocks: 64 and 160 bytes spilled) */
+    static constexpr int kWarpBlocks = kQuery ? 3 : 1;
     static constexpr int kWords = (CX || CY) ? 2 : 1;
     /* fields ex, ey, xr, xi, xx, yy, cxr, cxi, cxx, cyy, fx, fy, limx, limy: unscaled sums
      * use xr, xx, yy (xi when complex, the c* when compensated); scaled ones 0-9 (merge

@@ -110,6 +110,8 @@ classdef garray < handle
     elclass = "double";
     cplx = false;
     devices = [];      # the GPU of each shard (one entry: one GPU)
+    narrow = false;    # complex storage of an index result: real where its imaginary parts
+                       # are all zero, as Octave's indexing narrows
   endproperties
 
   ## The one visible property: what Octave shows for a garray inside a cell or a struct
@@ -185,7 +187,7 @@ classdef garray < handle
           __check__ (g, "gather");
           if (g.ondevice)
             varargout{i} = __gpudot__ ("garray_gather", g.id);
-            if (g.cplx && isreal (varargout{i}))
+            if (g.cplx && ! g.narrow && isreal (varargout{i}))
               ## (a MEX result whose imaginary parts are all zero arrives real)
               varargout{i} = complex (varargout{i});
             endif
@@ -267,7 +269,7 @@ classdef garray < handle
             r = garray (reshape (x(L), sz), "devices", g.devices);
           else
             r = garray.from_id (__gpudot__ ("garray_index", g.id, L, sz), sz, g.elclass,
-                                g.cplx, g.devices);
+                                g.cplx, g.devices, g.cplx);
           endif
           if (numel (s) > 1)
             [varargout{1:max (nargout, 1)}] = subsref (r, s(2:end));
@@ -317,7 +319,7 @@ classdef garray < handle
     endfunction
 
     function tf = iscomplex (g)
-      tf = g.cplx;
+      tf = g.cplx && ! (g.narrow && isreal (gather (g)));
     endfunction
 
     function tf = isvector (g)
@@ -540,7 +542,7 @@ classdef garray < handle
     endfunction
 
     function tf = isreal (g)
-      tf = ! g.cplx;
+      tf = ! iscomplex (g);
     endfunction
 
     function c = classUnderlying (g)
@@ -579,10 +581,10 @@ classdef garray < handle
 
   methods (Static, Hidden = true)
     ## a garray object for a registry entry the gateway made (indexing)
-    function g = from_id (id, sz, elclass, cplx, devices)
+    function g = from_id (id, sz, elclass, cplx, devices, narrow = false)
       g = garray ([]);     # an empty placeholder, replaced below
       __gpudot__ ("garray_free", g.id);
-      garray.fill (g, id, true, struct ("garray_id", id), sz, elclass, cplx, devices);
+      garray.fill (g, id, true, struct ("garray_id", id), sz, elclass, cplx, devices, narrow);
     endfunction
 
     ## Where the gateway was loaded from (noted by PKG_DEL, while it is still on the path):
@@ -616,7 +618,7 @@ classdef garray < handle
 
     ## Sets a garray's properties (the only place that does).  Where Octave routes these
     ## writes through subsasgn (see the properties), garray.writable lets them through.
-    function fill (g, id, ondevice, ref, dims, elclass, cplx, devices)
+    function fill (g, id, ondevice, ref, dims, elclass, cplx, devices, narrow = false)
       garray.writable (1);
       unwind_protect
         g.id = id;
@@ -626,6 +628,7 @@ classdef garray < handle
           g.elclass = elclass;
           g.cplx = cplx;
           g.devices = devices;
+          g.narrow = narrow;
           g.dims = dims;     # last: there Octave 7 checks writes against numel (g)
         endif
       unwind_protect_cleanup

@@ -234,3 +234,18 @@
 %! assert (gnorm (v, 3), gnorm (double (v), 3), -8 * eps);
 %! assert (gcosine (v, w), gcosine (double (v), double (w)), -8 * eps);
 %! assert (gdot (uint8 ([255 255]), uint8 ([255 1])), 255 * 256);
+%!test
+%! ## indexing narrows as Octave's does: a selection whose imaginary parts are all zero is
+%! ## real, the complex array itself stays complex (and maxk orders it by magnitude)
+%! C = complex ([1 -2; 3 4], [0 5; 0 6]);
+%! gc = garray (C);
+%! assert (isreal (gather (gc(:, 1))) && isreal (gc(:, 1)));
+%! assert (gather (gc(:, 1)), [1; 3]);
+%! assert (iscomplex (gc(:, 2)) && iscomplex (gc) && iscomplex (gather (gc)));
+%! assert (maxk (gc(:, 1), 1), 3);
+%! Z = complex ([3 -4 1], [0 0 0]);
+%! gz = garray (Z);
+%! assert (iscomplex (gather (gz)));
+%! [b, i] = maxk (gz, 2);
+%! assert (i, [2 1]);
+%! assert (b, [-4 3]);
