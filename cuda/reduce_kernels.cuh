@@ -155,9 +155,10 @@ template <class Op> __device__ __forceinline__ bool live(int j)
     return (Op::kLive >> j) & 1u;
 }
 
-template <class Op>
-__device__ __forceinline__ typename Op::Acc shfl_down(const Op &op, const typename Op::Acc &a,
-                                                      int off, int width = 32)
+/* shfl (v) of each live field of a (the others as init leaves them) */
+template <class Op, class F>
+__device__ __forceinline__ typename Op::Acc shfl_live(const Op &op, const typename Op::Acc &a,
+                                                      F shfl)
 {
     using A = typename Op::A;
     typename Op::Acc b;
@@ -167,8 +168,15 @@ __device__ __forceinline__ typename Op::Acc shfl_down(const Op &op, const typena
 #pragma unroll
     for (int j = 0; j < nfields<Op>(); j++)
         if (live<Op>(j))
-            pb[j] = __shfl_down_sync(0xffffffffu, pa[j], off, width);
+            pb[j] = shfl(pa[j]);
     return b;
+}
+
+template <class Op>
+__device__ __forceinline__ typename Op::Acc shfl_down(const Op &op, const typename Op::Acc &a,
+                                                      int off, int width = 32)
+{
+    return shfl_live(op, a, [&](auto v) { return __shfl_down_sync(0xffffffffu, v, off, width); });
 }
 
 template <class Op> __device__ __forceinline__ void save(State *s, const typename Op::Acc &a)
@@ -777,16 +785,7 @@ template <class Op>
 __device__ __forceinline__ typename Op::Acc shfl_from(const Op &op, const typename Op::Acc &a,
                                                       int from)
 {
-    using A = typename Op::A;
-    typename Op::Acc b;
-    op.init(b);
-    const A *pa = reinterpret_cast<const A *>(&a);
-    A *pb = reinterpret_cast<A *>(&b);
-#pragma unroll
-    for (int j = 0; j < nfields<Op>(); j++)
-        if (live<Op>(j))
-            pb[j] = __shfl_sync(0xffffffffu, pa[j], from);
-    return b;
+    return shfl_live(op, a, [&](auto v) { return __shfl_sync(0xffffffffu, v, from); });
 }
 
 /*
