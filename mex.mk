@@ -49,7 +49,8 @@ $(CONFIG): $(SRC)/cuda/configure-cuda.sh | $(OBJ)
 NVCC_FLAGS = -std=c++17 -O3 --threads $(NVCC_THREADS) $(NVCC_HOST) -Xcompiler -fPIC,-fopenmp \
              -I$(SRC)/include $(DEFS) $(NVCC_GENCODE)
 
-ENGINE_HEADERS := $(addprefix $(SRC)/include/,gpudot.h gpudot_engine.h gpudot_hooks.h gpudot_math.h)
+ENGINE_HEADERS := $(addprefix $(SRC)/include/,gpudot.h gpudot_engine.h gpudot_hooks.h gpudot_math.h \
+                    gpudot_exact.h)
 
 # The kernels of each (op, element type) pair: cuda/kernels.cu, once per pair, so that
 # they compile in parallel (make -j).
@@ -58,7 +59,7 @@ CUDA_HOST := engine plan ring spread shards gather minmax topk search ladder
 CUDA_HEADERS := $(SRC)/cuda/launch.cuh $(SRC)/cuda/reduce_kernels.cuh $(SRC)/cuda/ops.cuh $(SRC)/cuda/tuning.h \
                 $(ENGINE_HEADERS)
 ENGINE_OBJS := $(OBJ)/gpudot_common.o $(OBJ)/gpudot_pool.o $(OBJ)/gpudot_cpu.o $(OBJ)/gpudot_cpu_ops.o $(OBJ)/gpudot_pack.o \
-               $(OBJ)/gpudot_topk.o $(OBJ)/gpudot_search.o
+               $(OBJ)/gpudot_topk.o $(OBJ)/gpudot_search.o $(OBJ)/gpudot_exact.o
 ifeq ($(HAVE_NVCC),yes)
 ENGINE_OBJS += $(foreach f,$(CUDA_HOST),$(OBJ)/$(f).o) $(foreach k,$(KERNEL_PAIRS),$(OBJ)/kernels_$(k).o)
 ENGINE_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++

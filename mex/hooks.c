@@ -23,11 +23,15 @@
  *                                                       not cuLaunchKernel
  *   __gpudot__ ("warp_batch", b)                        warp columns finish b rounds of
  *                                                       outputs at once (0: as planned)
+ *   r = __gpudot__ ("exact_dot", x, y[, c])             the exact sum of x .* y rounded once
+ *                                                       (real, of one class; in chunks of c
+ *                                                       merged: tests/test_exact.m)
  */
 #include <math.h>
 #include <stdint.h>
 
 #include "gateway.h"
+#include "gpudot_exact.h"
 #include "gpudot_hooks.h"
 
 static void hook_entry_calls(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
@@ -98,6 +102,33 @@ static void hook_warp_batch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *
     gpudot_cuda_set_warp_batch(b > 32 ? 32 : (int)b);
 }
 
+static void hook_exact_dot(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs;
+    const mxArray *x = nrhs >= 3 ? prhs[1] : NULL, *y = nrhs >= 3 ? prhs[2] : NULL;
+    if (!x || !is_float_array(x) || !is_float_array(y) || mxIsComplex(x) || mxIsComplex(y) ||
+        mxIsSingle(x) != mxIsSingle(y) || mxGetNumberOfElements(x) != mxGetNumberOfElements(y))
+        gd_error("gpudot:badType", "__gpudot__: exact_dot takes two real arrays of one class "
+                                   "and size");
+    size_t n = mxGetNumberOfElements(x), c = nrhs == 4 ? count_arg("exact_dot", prhs[3]) : n;
+    int single = mxIsSingle(x);
+    gd_exact a, part;
+    gd_exact_init(&a);
+    for (size_t i0 = 0; i0 < n; i0 += c ? c : n) { /* each chunk on its own, then merged */
+        gd_exact_init(&part);
+        for (size_t i = i0; i < n && i < i0 + (c ? c : n); i++)
+            gd_exact_add_prod(&part, single ? mxGetSingles(x)[i] : mxGetDoubles(x)[i],
+                              single ? mxGetSingles(y)[i] : mxGetDoubles(y)[i]);
+        gd_exact_merge(&a, &part);
+    }
+    if (single) {
+        plhs[0] = mxCreateNumericMatrix(1, 1, mxSINGLE_CLASS, mxREAL);
+        *mxGetSingles(plhs[0]) = gd_exact_round_f(&a);
+    } else {
+        plhs[0] = mxCreateDoubleScalar(gd_exact_round_d(&a));
+    }
+}
+
 static void hook_runtime_launch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     (void)nlhs, (void)plhs;
@@ -145,6 +176,7 @@ const gateway_op gateway_hook_ops[] = {
     {"staging_cap", hook_staging_cap},
     {"tile_from", hook_tile_from},
     {"warp_batch", hook_warp_batch},
+    {"exact_dot", hook_exact_dot},
     {"runtime_launch", hook_runtime_launch},
 };
 const size_t gateway_n_hook_ops = sizeof gateway_hook_ops / sizeof *gateway_hook_ops;

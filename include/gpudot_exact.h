@@ -1,0 +1,40 @@
+/*
+ * Exact sums of products rounded once (cpu/gpudot_exact.c): the CPU core of the coming
+ * "exact" mode.  gd_exact_add_prod adds x * y exactly (any finite doubles: products past
+ * the double range and below its subnormals included; a single enters as its double);
+ * gd_exact_round_d and _f round the sum once to nearest, ties to even.  NaN and Inf as
+ * IEEE arithmetic gives them (Inf * 0 and Inf - Inf are NaN); an exact zero is -0 only
+ * where every product was -0.
+ */
+#ifndef GPUDOT_EXACT_H
+#define GPUDOT_EXACT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 2^-2272 .. 2^2208 in base-2^32 digits: every product of two doubles and 2^63 of them */
+#define GD_EXACT_LIMBS 140
+/* additions between normalisations: digits stay below 2^63 */
+#define GD_EXACT_RENORM (1 << 29)
+
+typedef struct {
+    int64_t limb[GD_EXACT_LIMBS];
+    int64_t count, pending;
+    int nan, pinf, ninf, not_negzero;
+} gd_exact;
+
+void gd_exact_init(gd_exact *a);
+void gd_exact_add_prod(gd_exact *a, double x, double y);
+void gd_exact_merge(gd_exact *a, const gd_exact *b);
+void gd_exact_normalise(gd_exact *a);
+double gd_exact_round_d(const gd_exact *a);
+float gd_exact_round_f(const gd_exact *a);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
