@@ -10,7 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "gpudot.h"
-#include "reduce_kernels.cuh"
+#include "warp_columns.cuh"
 
 namespace gpudot
 {
