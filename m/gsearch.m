@@ -77,10 +77,10 @@ function [S, I] = gsearch (Q, D, varargin)
 
   if (nargin < 2)
     print_usage ();
-  elseif (nargin == 3 && isobject (D))
-    ## the common call (a garray D on the GPU, Q of its class, k <= 256) in one gateway
-    ## call, which declines (done false) anything else
-    [S, I, done] = __gpudot__ ("gsearch", Q, D, varargin{1});
+  elseif (nargin >= 3 && isobject (D) && ! ischar (varargin{1}))
+    ## the common calls (a garray D on the GPU, Q of its class, k <= 256, "metric" and
+    ## "accum") in one gateway call, which declines (done false) anything else
+    [S, I, done] = __gpudot__ ("gsearch", Q, D, varargin{:});
     if (done)
       return;
     endif

@@ -12,14 +12,16 @@
  *       unsafe: the cosines must be computed scaled
  *   [id, dev, unsafe] = __gpudot__ ("garray_scores", Q, id, cosine, mode)
  *       every score, n x m, into a new garray on the primary GPU (dev: its ordinal)
- *   [S, I, done] = __gpudot__ ("gsearch", Q, D, k)
- *       gsearch (Q, D, k)'s common call in one gateway call (its m-file path costs ~150 us
- *       of interpreter a call): D a garray object on the GPU, Q of D's class, k from 0 to
- *       256, cosines in "double".  Anything else, and cosines that must be computed
- *       scaled, answer done = false and empty S and I: gsearch.m then takes its own path.
+ *   [S, I, done] = __gpudot__ ("gsearch", Q, D, k, name, value, ...)
+ *       gsearch (Q, D, k, ...)'s common calls in one gateway call (its m-file path costs
+ *       ~150 us of interpreter a call): D a garray object on the GPU, Q of D's class, k
+ *       from 0 to 256, options "metric" and "accum" only.  Anything else, and cosines that
+ *       must be computed scaled, answer done = false and empty S and I: gsearch.m then
+ *       takes its own path (and its errors).
  */
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gateway.h"
 #include "registry.h"
@@ -292,17 +294,49 @@ static void op_garray_scores(int nlhs, mxArray *plhs[], int nrhs, const mxArray 
         plhs[2] = mxCreateLogicalScalar(r.unsafe != 0);
 }
 
-/* [S, I, done] = __gpudot__ ("gsearch", Q, D, k) */
+/* gsearch's options "metric" and "accum" (names and values in any case, as its strcmpi)
+ * into *cosine and *accum; 0 for anything else, which gsearch.m then checks */
+static int fast_options(int n, const mxArray *a[], int *cosine, gpudot_accum *accum)
+{
+    *cosine = 1;
+    *accum = GPUDOT_ACC_DOUBLE;
+    if (n % 2)
+        return 0;
+    for (int i = 0; i < n; i += 2) {
+        char name[8], val[12];
+        if (!mxIsChar(a[i]) || !mxIsChar(a[i + 1]) || mxGetM(a[i]) != 1 || mxGetM(a[i + 1]) != 1 ||
+            mxGetString(a[i], name, sizeof name) || mxGetString(a[i + 1], val, sizeof val))
+            return 0;
+        if (!strcasecmp(name, "metric") && !strcasecmp(val, "cosine"))
+            *cosine = 1;
+        else if (!strcasecmp(name, "metric") && !strcasecmp(val, "dot"))
+            *cosine = 0;
+        else if (!strcasecmp(name, "accum") && !strcasecmp(val, "double"))
+            *accum = GPUDOT_ACC_DOUBLE;
+        else if (!strcasecmp(name, "accum") && !strcasecmp(val, "native"))
+            *accum = GPUDOT_ACC_NATIVE;
+        else if (!strcasecmp(name, "accum") && !strcasecmp(val, "compensated"))
+            *accum = GPUDOT_ACC_COMP;
+        else
+            return 0;
+    }
+    return 1;
+}
+
+/* [S, I, done] = __gpudot__ ("gsearch", Q, D, k, name, value, ...) */
 static void op_gsearch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-    if (nrhs != 4 || nlhs != 3)
-        gd_error("gpudot:badOption", "__gpudot__: [S, I, done] = gsearch (Q, D, k)");
+    if (nrhs < 4 || nlhs != 3)
+        gd_error("gpudot:badOption", "__gpudot__: [S, I, done] = gsearch (Q, D, k, ...)");
     const garr_t *g = garray_resident(prhs[2]);
     gpudot_search_req r;
+    int cosine;
+    gpudot_accum accum;
     if (g && !g->cplx && g->nd == 2 && query_fits(prhs[1], g->single, (int64_t)g->dims[0]) &&
-        k_fits(prhs[3], 256) && mxGetScalar(prhs[3]) >= 0) {
-        search_init(&r, prhs[1], g->single, (int64_t)g->dims[0], (int64_t)g->dims[1], prhs[3], 1,
-                    GPUDOT_ACC_DOUBLE);
+        k_fits(prhs[3], 256) && mxGetScalar(prhs[3]) >= 0 &&
+        fast_options(nrhs - 4, prhs + 4, &cosine, &accum)) {
+        search_init(&r, prhs[1], g->single, (int64_t)g->dims[0], (int64_t)g->dims[1], prhs[3],
+                    cosine, accum);
         if (search_parts(&r, g)) {
             search_out(3, plhs, &r, gpudot_cuda_search);
             mxDestroyArray(plhs[2]);

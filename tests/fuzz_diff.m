@@ -402,7 +402,7 @@ function desc = case_search (devices)
     args(end+1:end+2) = {"Accum", random_case(mode)};
   endif
   dev = devices{randi(numel (devices))};
-  if (! strcmp (dev, "auto") || rand () < 0.5)   # (no option at all: gsearch's fast path)
+  if (! strcmp (dev, "auto") || rand () < 0.5)   # (no "device": gsearch's fast path)
     args(end+1:end+2) = {"device", dev};
   endif
   if (rand () < 0.2)

@@ -205,9 +205,14 @@
 %!     [S2, I2] = gsearch (Q, D, 10);
 %!     assert (double (S1), double (S2), 8 * eps (cls{1}));
 %!     assert (I1(1, :), I2(1, :));
-%!     ## the common call's one gateway call and gsearch.m's own path: the same bits
-%!     [S3, I3] = gsearch (Q, G, 10, "accum", "double");
-%!     assert (isequal (S1, S3) && isequal (I1, I3));
+%!     ## the common calls' one gateway call and gsearch.m's own path ("device" takes it
+%!     ## there): the same bits
+%!     for args = {{}, {"accum", "double"}, {"Metric", "DOT"}, {"accum", "native"}, ...
+%!                 {"accum", "Compensated", "metric", "cosine"}}
+%!       [S3, I3] = gsearch (Q, G, 10, args{1}{:});
+%!       [S4, I4] = gsearch (Q, G, 10, args{1}{:}, "device", "gpu");
+%!       assert (isequal (S3, S4) && isequal (I3, I4));
+%!     endfor
 %!   endfor
 %! endfor
 
@@ -262,6 +267,22 @@
 %!     end_unwind_protect
 %!   endfor
 %! endfor
+%! ## the queries widened a slab of 128 at a time (past the slab: widened again each chunk of
+%! ## columns, n past one chunk here): the same bits as all at once
+%! D = single (randn (40, 120000));
+%! G = garray (D);
+%! Q = single (randn (40, 300));
+%! [S1, I1] = gsearch (Q, G, 5);
+%! [T1, J1] = gsearch (Q, G, 5, "metric", "dot", "accum", "native");
+%! setenv ("GPUDOT_SEARCH_SLAB", "128");
+%! unwind_protect
+%!   [S2, I2] = gsearch (Q, G, 5);
+%!   [T2, J2] = gsearch (Q, G, 5, "metric", "dot", "accum", "native");
+%!   check_search (Q(:, 1:200), garray (D(:, 1:3000)), 5, {});
+%! unwind_protect_cleanup
+%!   unsetenv ("GPUDOT_SEARCH_SLAB");
+%! end_unwind_protect
+%! assert (isequal (S1, S2) && isequal (I1, I2) && isequal (T1, T2) && isequal (J1, J2));
 
 %!testif ; gpudot_gpu_available ()
 %! ## parts: a garray on several GPUs (several parts of one GPU on a one-GPU machine)
