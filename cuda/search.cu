@@ -53,8 +53,8 @@ static bool launch_simt_f32(const float *Q, const float *Dc, int64_t d, int64_t 
     kernel<<<g, 256, kMmaSmemF>>>(Q, Dc, d, m, nc, cosine, checked, s, unsafe);
     return true;
 }
-static bool launch_simt_f32(const double *, const double *, int64_t, int64_t, int64_t, bool,
-                            bool, double *, int *)
+static bool launch_simt_f32(const double *, const double *, int64_t, int64_t, int64_t, bool, bool,
+                            double *, int *)
 {
     return false;
 }
@@ -76,9 +76,8 @@ static int64_t wide_rows(const gpudot_search_req *r)
     bool native = r->accum == GPUDOT_ACC_NATIVE;
     cudaFuncAttributes fa;
     if (!r->single || r->accum == GPUDOT_ACC_COMP || few_fits(r->m, r->dim, native ? 4 : 8) ||
-        (native && getenv("GPUDOT_SEARCH_CORES")) ||
-        E->prop.major < 8 || cudaFuncGetAttributes(&fa, search_wide_f32<true>) != cudaSuccess ||
-        fa.ptxVersion < 90)
+        (native && getenv("GPUDOT_SEARCH_CORES")) || E->prop.major < 8 ||
+        cudaFuncGetAttributes(&fa, search_wide_f32<true>) != cudaSuccess || fa.ptxVersion < 90)
         return 0;
     int64_t dp = (r->dim + kMmaK - 1) / kMmaK * kMmaK, mp = (r->m + 127) / 128 * 128;
     int64_t most = (int64_t)(kWideBytes / ((size_t)dp * sizeof(double))) / 128 * 128;
@@ -188,8 +187,8 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
     size_t cb = (size_t)(chunks * kk * m);
     int64_t wr = wide_rows(r), dp = (d + kMmaK - 1) / kMmaK * kMmaK; /* (widened queries) */
     size_t wb = wr ? (size_t)(wr * dp + wr) * sizeof(double) : 0;
-    gpudot_status st = buf_need(E->search, 256 + qb + sb + up(cb * 8) + up(cb * es) + wb,
-                                "cudaMalloc (search)");
+    gpudot_status st =
+        buf_need(E->search, 256 + qb + sb + up(cb * 8) + up(cb * es) + wb, "cudaMalloc (search)");
     if (st != GPUDOT_OK)
         return st;
     void *mem = E->search.p;

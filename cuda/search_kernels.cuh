@@ -499,8 +499,8 @@ __global__ void __launch_bounds__(256, 1)
         cp_async_wait<kMmaStages - 2>();
         __syncthreads();
         if (kt + kMmaStages - 1 < ktiles)
-            wide_load<VEC>(wide_smem + (kt + kMmaStages - 1) % kMmaStages * kWideStage, Qw, dp,
-                           Dc, d, nc, q0, j0, (kt + kMmaStages - 1) * BK);
+            wide_load<VEC>(wide_smem + (kt + kMmaStages - 1) % kMmaStages * kWideStage, Qw, dp, Dc,
+                           d, nc, q0, j0, (kt + kMmaStages - 1) * BK);
         cp_async_commit();
         const double *Qs = wide_smem + (kt % kMmaStages) * kWideStage;
         const float *Ds = (const float *)(Qs + BM * LD);
@@ -567,10 +567,10 @@ __global__ void __launch_bounds__(256, 1)
 }
 
 /* Single data in single (native) on the CUDA cores, the same tiles and pipeline as
- * search_wide_f32 (its queries not widened): each warp 32 x 64, a lane 8 queries (rows 2 r, 2 r + 1 of the warp's four
- * 8-query rows, r = lane / 8) x 8 columns (c + 8 jj, c = lane % 8), four K values a load
- * (conflict-free: the 8 columns' rows start on banks 0, 4, .., 28).  The norms: thread tid
- * squares row tid of each stage (squaring the fragments cost the first warps a quarter
+ * search_wide_f32 (its queries not widened): each warp 32 x 64, a lane 8 queries (rows 2 r, 2 r + 1
+ * of the warp's four 8-query rows, r = lane / 8) x 8 columns (c + 8 jj, c = lane % 8), four K
+ * values a load (conflict-free: the 8 columns' rows start on banks 0, 4, .., 28).  The norms:
+ * thread tid squares row tid of each stage (squaring the fragments cost the first warps a quarter
  * more FMAs). */
 template <bool VEC>
 __global__ void __launch_bounds__(256, 1)
