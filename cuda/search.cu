@@ -68,24 +68,24 @@ static bool few_fits(int64_t m, int64_t d, size_t as)
 
 /* Rows of queries search_wide_f32 widens at once (0: it does not take the call): all of them
  * where kWideBytes holds them, else slabs of a multiple of 128 (GPUDOT_SEARCH_SLAB: fewer,
- * for tests).  It takes native single too (5.7 ms against 10.2 on the CUDA cores for 100
- * queries of 768 x 10^6 on an H100; a sum in double is within native's bound), but where
+ * for tests); none where d = 0.  It takes native single too (5.7 ms against 10.2 on the CUDA cores
+ * for 100 queries of 768 x 10^6 on an H100; a sum in double is within native's bound), but where
  * GPUDOT_SEARCH_CORES (tests) keeps native on the CUDA cores. */
 static int64_t wide_rows(const gpudot_search_req *r)
 {
     bool native = r->accum == GPUDOT_ACC_NATIVE;
     cudaFuncAttributes fa;
-    if (!r->single || r->accum == GPUDOT_ACC_COMP || few_fits(r->m, r->dim, native ? 4 : 8) ||
-        (native && getenv("GPUDOT_SEARCH_CORES")) || E->prop.major < 8 ||
-        cudaFuncGetAttributes(&fa, search_wide_f32<true>) != cudaSuccess || fa.ptxVersion < 90)
+    if (!r->single || r->accum == GPUDOT_ACC_COMP || r->dim == 0 || r->m == 0 ||
+        few_fits(r->m, r->dim, native ? 4 : 8) || (native && getenv("GPUDOT_SEARCH_CORES")) ||
+        E->prop.major < 8 || cudaFuncGetAttributes(&fa, search_wide_f32<true>) != cudaSuccess ||
+        fa.ptxVersion < 90)
         return 0;
     int64_t dp = (r->dim + kMmaK - 1) / kMmaK * kMmaK, mp = (r->m + 127) / 128 * 128;
     int64_t most = (int64_t)(kWideBytes / ((size_t)dp * sizeof(double))) / 128 * 128;
     const char *slab = getenv("GPUDOT_SEARCH_SLAB");
     if (slab && atoll(slab) >= 128)
         most = atoll(slab) / 128 * 128;
-    most = most > 128 ? most : 128;
-    return mp < most ? mp : most;
+    return mp < most ? mp : most; /* (0 past 65536 elements a query: search_mma takes it) */
 }
 
 /* search_wide_f32 over m queries, wr a slab (widened on the first chunk, or every chunk

@@ -283,6 +283,23 @@
 %!   unsetenv ("GPUDOT_SEARCH_SLAB");
 %! end_unwind_protect
 %! assert (isequal (S1, S2) && isequal (I1, I2) && isequal (T1, T2) && isequal (J1, J2));
+%! ## queries of more than 65536 elements (not widened: the other tiles take them)
+%! D = single (randn (70000, 300));
+%! Q = single (randn (70000, 9));
+%! Q(:, 2) = D(:, 7);
+%! check_search (Q, garray (D), 4, {});
+%! check_search (Q, garray (D), 4, {"accum", "native", "metric", "dot"});
+%! ## vectors of no elements, past the few-query kernel's 8: cosines NaN, dot products 0
+%! for m = [9 12 130]
+%!   G = garray (single (zeros (0, 300)));
+%!   Q = single (zeros (0, m));
+%!   for args = {{}, {"accum", "native"}, {"device", "gpu"}}
+%!     assert (isequaln (gsearch (Q, G, args{1}{:}), single (NaN (300, m))));
+%!     assert (isequal (gsearch (Q, G, "metric", "dot", args{1}{:}), single (zeros (300, m))));
+%!     [S, I] = gsearch (Q, G, 3, args{1}{:});
+%!     assert (isequaln (S, single (NaN (3, m))) && isequal (I, repmat ((1:3)', 1, m)));
+%!   endfor
+%! endfor
 
 %!testif ; gpudot_gpu_available ()
 %! ## parts: a garray on several GPUs (several parts of one GPU on a one-GPU machine)
