@@ -1,10 +1,16 @@
 /*
- * Exact sums of products (the coming "exact" mode's CPU core): a fixed-point accumulator
- * wide enough for every product of two doubles and 2^63 of them (2^-2148 .. 2^2111),
- * in base-2^32 digits held in int64 limbs (carry-save: a digit is normalised every
- * GD_EXACT_RENORM additions), and one correct rounding (to nearest, ties to even) into
- * double or single at the end, subnormals and overflow included.  The value does not
- * depend on the order of the additions, so neither does the result.
+ * Exact sums of products (the coming "exact" mode's CPU core), in two stages:
+ *  - fast: a product whose TwoProduct p + e is exact (|p| from 2^-968 to the largest
+ *    double: every product of singles, and of doubles of ordinary range) adds p and e to
+ *    chunks, base-2^32 digits of the doubles' whole range (2^-1074 ..) in int64 (xsum's
+ *    small accumulator): a term's 53 bits go to two chunks by its exponent, no branch;
+ *  - whole: any other product (past the double range, underflowing, zeros, Inf, NaN) as
+ *    its exact 106-bit m 2^e into a fixed-point accumulator wide enough for every product
+ *    of two doubles and 2^63 of them (2^-2272 .. 2^2208), base-2^32 digits in int64 limbs.
+ * Digits are normalised (carries passed up) before they could overflow.  The chunks fold
+ * into the limbs, and the sum is rounded once (to nearest, ties to even) into double or
+ * single, subnormals and overflow included.  The value does not depend on the order of
+ * the additions, so neither does the result.
  */
 #include "gpudot_exact.h"
 
@@ -12,10 +18,53 @@
 #include <string.h>
 
 #define EMIN (-32 * 71) /* limb 0's lowest bit: 2^-2272, below every product's m 2^e */
+#define CMIN (-1074)    /* chunk 0's lowest bit: the smallest subnormal */
 
 void gd_exact_init(gd_exact *a)
 {
     memset(a, 0, sizeof *a);
+}
+
+/* carries up the chunks: each but the top in [0, 2^32) */
+static void chunks_normalise(gd_exact *a)
+{
+    for (int i = 0; i < GD_EXACT_CHUNKS - 1; i++) {
+        int64_t c = a->chunk[i] >> 32; /* (floor) */
+        a->chunk[i] -= c * ((int64_t)1 << 32);
+        a->chunk[i + 1] += c;
+    }
+    a->cpending = 0;
+}
+
+/* a finite double v into the chunks: its m 2^(pos + CMIN), m < 2^53, as the low 32 bits of
+ * m 2^s to chunk pos / 32 and the rest to the next (s = pos % 32), with v's sign */
+static inline void chunk_add(gd_exact *a, double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    uint64_t E = (b >> 52) & 0x7ff, m = b & (((uint64_t)1 << 52) - 1);
+    int64_t sg = -(int64_t)(b >> 63); /* 0 or -1 */
+    m |= (uint64_t)(E != 0) << 52;    /* (a subnormal: no hidden bit, exponent as E = 1) */
+    unsigned pos = (unsigned)(E ? E : 1) - 1, i = pos >> 5, s = pos & 31;
+    int64_t lo = (int64_t)((m << s) & 0xffffffffu), hi = (int64_t)(m >> (32 - s));
+    a->chunk[i] += (lo ^ sg) - sg;
+    a->chunk[i + 1] += (hi ^ sg) - sg;
+}
+
+/* x * y where TwoProduct is exact (see above), else by the whole-range path */
+static inline void add_prod_fast(gd_exact *a, double x, double y)
+{
+    double p = x * y, ap = fabs(p);
+    if (ap >= 0x1p-968 && ap <= 0x1.fffffffffffffp1023) {
+        chunk_add(a, p);
+        chunk_add(a, fma(x, y, -p));
+        a->not_negzero = 1;
+        a->count++;
+        if ((a->cpending += 2) >= GD_EXACT_CHUNK_RENORM)
+            chunks_normalise(a);
+    } else {
+        gd_exact_add_prod_wide(a, x, y);
+    }
 }
 
 /* v * 2^e (v < 2^106, e >= -2148), with its sign, into the limbs */
@@ -45,6 +94,34 @@ static uint64_t split(double x, int *e)
 
 void gd_exact_add_prod(gd_exact *a, double x, double y)
 {
+    add_prod_fast(a, x, y);
+}
+
+void gd_exact_dot_d(gd_exact *a, const double *x, const double *y, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        add_prod_fast(a, x[i], y[i]);
+}
+
+/* a product of singles is exact in double: one term (its e is 0) */
+void gd_exact_dot_f(gd_exact *a, const float *x, const float *y, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double p = (double)x[i] * (double)y[i], ap = fabs(p);
+        if (ap > 0 && ap <= 0x1.fffffffffffffp1023) {
+            chunk_add(a, p);
+            a->not_negzero = 1;
+            a->count++;
+            if (++a->cpending >= GD_EXACT_CHUNK_RENORM)
+                chunks_normalise(a);
+        } else {
+            gd_exact_add_prod_wide(a, x[i], y[i]);
+        }
+    }
+}
+
+void gd_exact_add_prod_wide(gd_exact *a, double x, double y)
+{
     a->count++;
     if (isnan(x) || isnan(y) || (isinf(x) && y == 0) || (isinf(y) && x == 0)) {
         a->nan = 1;
@@ -69,8 +146,24 @@ void gd_exact_add_prod(gd_exact *a, double x, double y)
     add_scaled(a, (unsigned __int128)mx * my, ex + ey, neg);
 }
 
+/* a signed v 2^(off + EMIN) into the limbs (|v| < 2^63, off >= 0) */
+static void add_signed(gd_exact *a, int64_t v, int off)
+{
+    uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+    add_scaled(a, u, off + EMIN, v < 0);
+}
+
+/* the chunks into the limbs: chunk i is 2^(32 i + CMIN) = 2^(32 (i + 37) + 14 + EMIN) */
+static void chunks_fold(gd_exact *a, const int64_t *chunk)
+{
+    for (int i = 0; i < GD_EXACT_CHUNKS; i++)
+        if (chunk[i])
+            add_signed(a, chunk[i], 32 * i + CMIN - EMIN);
+}
+
 void gd_exact_merge(gd_exact *a, const gd_exact *b)
 {
+    chunks_fold(a, b->chunk);
     for (int i = 0; i < GD_EXACT_LIMBS; i++)
         a->limb[i] += b->limb[i];
     a->count += b->count;
@@ -85,6 +178,12 @@ void gd_exact_merge(gd_exact *a, const gd_exact *b)
 
 void gd_exact_normalise(gd_exact *a)
 {
+    int64_t c[GD_EXACT_CHUNKS]; /* the chunks first: into the limbs, then cleared */
+    memcpy(c, a->chunk, sizeof c);
+    memset(a->chunk, 0, sizeof a->chunk);
+    a->cpending = 0;
+    a->pending = 0;
+    chunks_fold(a, c);
     for (int i = 0; i < GD_EXACT_LIMBS - 1; i++) {
         int64_t c = a->limb[i] >> 32; /* (floor) */
         a->limb[i] -= c * ((int64_t)1 << 32);

@@ -1,7 +1,7 @@
 /*
  * Exact sums of products rounded once (cpu/gpudot_exact.c): the CPU core of the coming
- * "exact" mode.  gd_exact_add_prod adds x * y exactly (any finite doubles: products past
- * the double range and below its subnormals included; a single enters as its double);
+ * "exact" mode.  gd_exact_add_prod adds x * y exactly (any doubles: products past the
+ * double range and below its subnormals included; a single enters as its double);
  * gd_exact_round_d and _f round the sum once to nearest, ties to even.  NaN and Inf as
  * IEEE arithmetic gives them (Inf * 0 and Inf - Inf are NaN); an exact zero is -0 only
  * where every product was -0.
@@ -19,15 +19,25 @@ extern "C" {
 #define GD_EXACT_LIMBS 140
 /* additions between normalisations: digits stay below 2^63 */
 #define GD_EXACT_RENORM (1 << 29)
+/* The fast stage: doubles' bits 2^-1074 .. 2^1024 (and carries) in base-2^32 digits */
+#define GD_EXACT_CHUNKS 70
+/* doubles added to the chunks between normalisations (each adds below 2^52 to a chunk) */
+#define GD_EXACT_CHUNK_RENORM 1024
 
 typedef struct {
-    int64_t limb[GD_EXACT_LIMBS];
-    int64_t count, pending;
+    int64_t chunk[GD_EXACT_CHUNKS]; /* products p + e that are doubles' sums (most) */
+    int64_t limb[GD_EXACT_LIMBS];   /* the others, whole */
+    int64_t count, pending, cpending;
     int nan, pinf, ninf, not_negzero;
 } gd_exact;
 
 void gd_exact_init(gd_exact *a);
 void gd_exact_add_prod(gd_exact *a, double x, double y);
+/* gd_exact_add_prod of x[i] * y[i], i < n */
+void gd_exact_dot_d(gd_exact *a, const double *x, const double *y, int64_t n);
+void gd_exact_dot_f(gd_exact *a, const float *x, const float *y, int64_t n);
+/* x * y by the whole-range path alone (tests compare it with the fast stage) */
+void gd_exact_add_prod_wide(gd_exact *a, double x, double y);
 void gd_exact_merge(gd_exact *a, const gd_exact *b);
 void gd_exact_normalise(gd_exact *a);
 double gd_exact_round_d(const gd_exact *a);

@@ -23,9 +23,10 @@
  *                                                       not cuLaunchKernel
  *   __gpudot__ ("warp_batch", b)                        warp columns finish b rounds of
  *                                                       outputs at once (0: as planned)
- *   r = __gpudot__ ("exact_dot", x, y[, c])             the exact sum of x .* y rounded once
+ *   r = __gpudot__ ("exact_dot", x, y[, c[, w]])        the exact sum of x .* y rounded once
  *                                                       (real, of one class; in chunks of c
- *                                                       merged: tests/test_exact.m)
+ *                                                       merged; w: by the whole-range path
+ *                                                       alone: tests/test_exact.m)
  */
 #include <math.h>
 #include <stdint.h>
@@ -110,15 +111,21 @@ static void hook_exact_dot(int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
         mxIsSingle(x) != mxIsSingle(y) || mxGetNumberOfElements(x) != mxGetNumberOfElements(y))
         gd_error("gpudot:badType", "__gpudot__: exact_dot takes two real arrays of one class "
                                    "and size");
-    size_t n = mxGetNumberOfElements(x), c = nrhs == 4 ? count_arg("exact_dot", prhs[3]) : n;
-    int single = mxIsSingle(x);
+    size_t n = mxGetNumberOfElements(x), c = nrhs >= 4 ? count_arg("exact_dot", prhs[3]) : n;
+    int single = mxIsSingle(x), wide = nrhs >= 5 && count_arg("exact_dot", prhs[4]);
     gd_exact a, part;
     gd_exact_init(&a);
     for (size_t i0 = 0; i0 < n; i0 += c ? c : n) { /* each chunk on its own, then merged */
+        size_t len = n - i0 < (c ? c : n) ? n - i0 : (c ? c : n);
         gd_exact_init(&part);
-        for (size_t i = i0; i < n && i < i0 + (c ? c : n); i++)
-            gd_exact_add_prod(&part, single ? mxGetSingles(x)[i] : mxGetDoubles(x)[i],
-                              single ? mxGetSingles(y)[i] : mxGetDoubles(y)[i]);
+        if (wide)
+            for (size_t i = i0; i < i0 + len; i++)
+                gd_exact_add_prod_wide(&part, single ? mxGetSingles(x)[i] : mxGetDoubles(x)[i],
+                                       single ? mxGetSingles(y)[i] : mxGetDoubles(y)[i]);
+        else if (single)
+            gd_exact_dot_f(&part, mxGetSingles(x) + i0, mxGetSingles(y) + i0, (int64_t)len);
+        else
+            gd_exact_dot_d(&part, mxGetDoubles(x) + i0, mxGetDoubles(y) + i0, (int64_t)len);
         gd_exact_merge(&a, &part);
     }
     if (single) {

@@ -30,9 +30,9 @@
 %!   p = randperm (n);
 %!   got = [__gpudot__("exact_dot", x, y), __gpudot__("exact_dot", x(end:-1:1), y(end:-1:1)), ...
 %!          __gpudot__("exact_dot", x(p), y(p)), __gpudot__("exact_dot", x(p), y(p), 3), ...
-%!          __gpudot__("exact_dot", x, y, 1)];
+%!          __gpudot__("exact_dot", x, y, 1), __gpudot__("exact_dot", x(p), y(p), 0, 1)];
 %!   ok = isequal (typecast (got, ifelse (cls == "s", "uint32", "uint64")), ...
-%!                 repmat (typecast (want, ifelse (cls == "s", "uint32", "uint64")), 1, 5));
+%!                 repmat (typecast (want, ifelse (cls == "s", "uint32", "uint64")), 1, 6));
 %!   assert (ok, "case %d (%s, n = %d): %.17g, want %.17g", c, cls, n, got(1), want);
 %! endfor
 
@@ -52,5 +52,39 @@
 %! assert (! signbit (e ([], [])) && e ([], []) == 0);
 %! assert (e (single ([1 2^-24 2^-60]), single ([1 1 1])), single (1 + 2^-23));
 %! assert (e (single (1e30), single (1e30)), single (Inf));
+%!test
+%! ## the fast stage (products whose TwoProduct is exact, into doubles' chunks) against the
+%! ## whole-range path alone, bit for bit: exponents over the whole range (products past
+%! ## it and below the subnormals among them), long runs into one chunk (its carries),
+%! ## and chunkings merged
+%! rand ("seed", 12); randn ("seed", 12);
+%! e = @(varargin) __gpudot__ ("exact_dot", varargin{:});
+%! bits = @(v) typecast (v, ifelse (isa (v, "single"), "uint32", "uint64"));
+%! for t = 1:60
+%!   n = randi ([1 3000]);
+%!   span = [4 60 600 1100](mod (t, 4) + 1);
+%!   x = randn (1, n) .* 2 .^ randi ([-span span], 1, n);
+%!   y = randn (1, n) .* 2 .^ randi ([-span span], 1, n);
+%!   x(isinf (x)) = realmax;  y(isinf (y)) = -realmax;
+%!   if (mod (t, 5) == 0)
+%!     x(:) = (2^53 - 1) * 2^(t - 30);  y(:) = 1;  y(1:2:end) = 1 - 2^-52;
+%!   endif
+%!   if (mod (t, 7) == 0)
+%!     x(randi (n, 1, 3)) = 0;  y(randi (n)) = 2^-1074;
+%!   endif
+%!   want = bits (e (x, y, 0, 1));
+%!   assert (isequal (bits (e (x, y)), want), "trial %d", t);
+%!   assert (isequal (bits (e (x, y, randi (n))), want), "trial %d", t);
+%!   xs = single (x);  ys = single (y);
+%!   xs(! isfinite (xs)) = 1;  ys(! isfinite (ys)) = -1;
+%!   want = bits (e (xs, ys, 0, 1));
+%!   assert (isequal (bits (e (xs, ys)), want), "trial %d (single)", t);
+%!   assert (isequal (bits (e (xs, ys, randi (n))), want), "trial %d (single)", t);
+%! endfor
+%! ## 4 10^4 terms of 53 bits into one chunk pair, the most each can take (its carries)
+%! x = repmat ((2^53 - 1) * 2^13, 1, 20000);
+%! y = ones (1, 20000);
+%! y(2:2:end) = 1 + 2^-52;
+%! assert (isequal (bits (e (x, y)), bits (e (x, y, 0, 1))));
 %!error <two real arrays> __gpudot__ ("exact_dot", [1 2], single ([1 2]))
 %!error <two real arrays> __gpudot__ ("exact_dot", [1 2], [1 2 3])
