@@ -45,8 +45,8 @@ static bool launch_simt_f32(const float *Q, const float *Dc, int64_t d, int64_t 
     bool vec = d % 4 == 0 && ((uintptr_t)Q | (uintptr_t)Dc) % 16 == 0;
     auto kernel = vec ? search_simt_f32<true> : search_simt_f32<false>;
     cudaFuncAttributes fa;
-    if (E->prop.major < 8 || cudaFuncGetAttributes(&fa, kernel) != cudaSuccess ||
-        fa.ptxVersion < 80)
+    if (E->prop.major < 8 || kMmaSmemF > E->prop.sharedMemPerBlockOptin ||
+        cudaFuncGetAttributes(&fa, kernel) != cudaSuccess || fa.ptxVersion < 80)
         return false;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kMmaSmemF);
     dim3 g((unsigned)((nc + 127) / 128), (unsigned)((m + 127) / 128));
@@ -68,17 +68,18 @@ static bool few_fits(int64_t m, int64_t d, size_t as)
 
 /* Rows of queries search_wide_f32 widens at once (0: it does not take the call): all of them
  * where kWideBytes holds them, else slabs of a multiple of 128 (GPUDOT_SEARCH_SLAB: fewer,
- * for tests); none where d = 0.  It takes native single too (5.7 ms against 10.2 on the CUDA cores
- * for 100 queries of 768 x 10^6 on an H100; a sum in double is within native's bound), but where
- * GPUDOT_SEARCH_CORES (tests) keeps native on the CUDA cores. */
+ * for tests); none where d = 0 or a block cannot have kWideSmem.  It takes native single
+ * too (5.7 ms against 10.2 on the CUDA cores for 100 queries of 768 x 10^6 on an H100; a
+ * sum in double is within native's bound), but not where GPUDOT_SEARCH_CORES (tests) keeps
+ * native on the CUDA cores. */
 static int64_t wide_rows(const gpudot_search_req *r)
 {
     bool native = r->accum == GPUDOT_ACC_NATIVE;
     cudaFuncAttributes fa;
     if (!r->single || r->accum == GPUDOT_ACC_COMP || r->dim == 0 || r->m == 0 ||
         few_fits(r->m, r->dim, native ? 4 : 8) || (native && getenv("GPUDOT_SEARCH_CORES")) ||
-        E->prop.major < 8 || cudaFuncGetAttributes(&fa, search_wide_f32<true>) != cudaSuccess ||
-        fa.ptxVersion < 90)
+        E->prop.major < 8 || kWideSmem > E->prop.sharedMemPerBlockOptin ||
+        cudaFuncGetAttributes(&fa, search_wide_f32<true>) != cudaSuccess || fa.ptxVersion < 90)
         return 0;
     int64_t dp = (r->dim + kMmaK - 1) / kMmaK * kMmaK, mp = (r->m + 127) / 128 * 128;
     int64_t most = (int64_t)(kWideBytes / ((size_t)dp * sizeof(double))) / 128 * 128;
