@@ -51,6 +51,15 @@ static inline void chunk_add(gd_exact *a, double v)
     a->chunk[i + 1] += (hi ^ sg) - sg;
 }
 
+/* a product's count, once its terms (terms of them) are in the chunks */
+static inline void chunks_counted(gd_exact *a, int terms)
+{
+    a->not_negzero = 1;
+    a->count++;
+    if ((a->cpending += terms) >= GD_EXACT_CHUNK_RENORM)
+        chunks_normalise(a);
+}
+
 /* x * y where TwoProduct is exact (see above), else by the whole-range path */
 static inline void add_prod_fast(gd_exact *a, double x, double y)
 {
@@ -58,10 +67,7 @@ static inline void add_prod_fast(gd_exact *a, double x, double y)
     if (ap >= 0x1p-968 && ap <= 0x1.fffffffffffffp1023) {
         chunk_add(a, p);
         chunk_add(a, fma(x, y, -p));
-        a->not_negzero = 1;
-        a->count++;
-        if ((a->cpending += 2) >= GD_EXACT_CHUNK_RENORM)
-            chunks_normalise(a);
+        chunks_counted(a, 2);
     } else {
         gd_exact_add_prod_wide(a, x, y);
     }
@@ -110,10 +116,7 @@ void gd_exact_dot_f(gd_exact *a, const float *x, const float *y, int64_t n)
         double p = (double)x[i] * (double)y[i], ap = fabs(p);
         if (ap > 0 && ap <= 0x1.fffffffffffffp1023) {
             chunk_add(a, p);
-            a->not_negzero = 1;
-            a->count++;
-            if (++a->cpending >= GD_EXACT_CHUNK_RENORM)
-                chunks_normalise(a);
+            chunks_counted(a, 1);
         } else {
             gd_exact_add_prod_wide(a, x[i], y[i]);
         }

@@ -59,11 +59,25 @@ static bool launch_simt_f32(const double *, const double *, int64_t, int64_t, in
     return false;
 }
 
-/* whether search_few takes m queries of d elements (accumulators of as bytes) */
-static bool few_fits(int64_t m, int64_t d, size_t as)
+/* search_few's query rows for m queries (its template's M) */
+static int few_rows(int64_t m)
 {
-    int M = m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8;
-    return m <= kFewQueries && (size_t)(M * d + M) * as <= E->prop.sharedMemPerBlockOptin;
+    return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8;
+}
+
+/* search_few's shared memory for m queries of d elements (accumulators of as bytes); 0
+ * where it does not take them */
+static size_t few_bytes(int64_t m, int64_t d, size_t as)
+{
+    int M = few_rows(m);
+    size_t sm = (size_t)(M * d + M) * as;
+    return m <= kFewQueries && sm <= E->prop.sharedMemPerBlockOptin ? sm : 0;
+}
+
+/* K of the widened queries: d padded to whole tiles of kMmaK */
+static int64_t wide_k(int64_t d)
+{
+    return (d + kMmaK - 1) / kMmaK * kMmaK;
 }
 
 /* Rows of queries search_wide_f32 widens at once (0: it does not take the call): all of them
@@ -77,11 +91,11 @@ static int64_t wide_rows(const gpudot_search_req *r)
     bool native = r->accum == GPUDOT_ACC_NATIVE;
     cudaFuncAttributes fa;
     if (!r->single || r->accum == GPUDOT_ACC_COMP || r->dim == 0 || r->m == 0 ||
-        few_fits(r->m, r->dim, native ? 4 : 8) || (native && getenv("GPUDOT_SEARCH_CORES")) ||
+        few_bytes(r->m, r->dim, native ? 4 : 8) || (native && getenv("GPUDOT_SEARCH_CORES")) ||
         E->prop.major < 8 || kWideSmem > E->prop.sharedMemPerBlockOptin ||
         cudaFuncGetAttributes(&fa, search_wide_f32<true>) != cudaSuccess || fa.ptxVersion < 90)
         return 0;
-    int64_t dp = (r->dim + kMmaK - 1) / kMmaK * kMmaK, mp = (r->m + 127) / 128 * 128;
+    int64_t dp = wide_k(r->dim), mp = (r->m + 127) / 128 * 128;
     int64_t most = (int64_t)(kWideBytes / ((size_t)dp * sizeof(double))) / 128 * 128;
     const char *slab = getenv("GPUDOT_SEARCH_SLAB");
     if (slab && atoll(slab) >= 128)
@@ -94,7 +108,7 @@ static int64_t wide_rows(const gpudot_search_req *r)
 static void launch_wide(const float *Q, const float *Dc, int64_t d, int64_t m, int64_t nc,
                         int64_t wr, bool first, bool cosine, double *qw, double *q2, float *s)
 {
-    int64_t dp = (d + kMmaK - 1) / kMmaK * kMmaK;
+    int64_t dp = wide_k(d);
     bool vec = d % 4 == 0 && (uintptr_t)Dc % 16 == 0;
     auto kernel = vec ? search_wide_f32<true> : search_wide_f32<false>;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kWideSmem);
@@ -117,9 +131,8 @@ template <typename T, typename A>
 static void launch_tiles(const T *Q, const T *Dc, int64_t d, int64_t m, int64_t nc, bool cosine,
                          bool checked, T *s, int *unsafe)
 {
-    int M = m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8;
-    size_t sm = (size_t)(M * d + M) * sizeof(A);
-    if (few_fits(m, d, sizeof(A))) {
+    int M = few_rows(m);
+    if (size_t sm = few_bytes(m, d, sizeof(A))) {
         int64_t b = (nc + 7) / 8;
         unsigned g = (unsigned)(b < 132 * 16 ? b : 132 * 16);
         auto few = M == 1   ? search_few<T, A, 1>
@@ -186,7 +199,7 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
     auto up = [](size_t b) { return (b + 255) / 256 * 256; };
     size_t qb = up((size_t)(d * m) * es), sb = up((size_t)(nc * m) * es);
     size_t cb = (size_t)(chunks * kk * m);
-    int64_t wr = wide_rows(r), dp = (d + kMmaK - 1) / kMmaK * kMmaK; /* (widened queries) */
+    int64_t wr = wide_rows(r), dp = wide_k(d); /* (widened queries) */
     size_t wb = wr ? (size_t)(wr * dp + wr) * sizeof(double) : 0;
     gpudot_status st =
         buf_need(E->search, 256 + qb + sb + up(cb * 8) + up(cb * es) + wb, "cudaMalloc (search)");
