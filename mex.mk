@@ -55,11 +55,12 @@ ENGINE_HEADERS := $(addprefix $(SRC)/include/,gpudot.h gpudot_engine.h gpudot_ho
 # The kernels of each (op, element type) pair: cuda/kernels.cu, once per pair, so that
 # they compile in parallel (make -j).
 KERNEL_PAIRS := dot_f32 dot_f64 norm_f32 norm_f64 cos_f32 cos_f64
-CUDA_HOST := engine plan ring spread shards gather minmax topk search ladder
+CUDA_HOST := engine plan ring spread shards gather minmax topk search ladder exact
 CUDA_HEADERS := $(SRC)/cuda/launch.cuh $(SRC)/cuda/reduce_kernels.cuh $(SRC)/cuda/warp_columns.cuh $(SRC)/cuda/ops.cuh $(SRC)/cuda/tuning.h \
                 $(ENGINE_HEADERS)
 ENGINE_OBJS := $(OBJ)/gpudot_common.o $(OBJ)/gpudot_pool.o $(OBJ)/gpudot_cpu.o $(OBJ)/gpudot_cpu_ops.o $(OBJ)/gpudot_pack.o \
-               $(OBJ)/gpudot_topk.o $(OBJ)/gpudot_search.o $(OBJ)/gpudot_exact.o
+               $(OBJ)/gpudot_topk.o $(OBJ)/gpudot_search.o $(OBJ)/gpudot_exact.o \
+               $(OBJ)/gpudot_exact_final.o $(OBJ)/gpudot_cpu_exact.o
 ifeq ($(HAVE_NVCC),yes)
 ENGINE_OBJS += $(foreach f,$(CUDA_HOST),$(OBJ)/$(f).o) $(foreach k,$(KERNEL_PAIRS),$(OBJ)/kernels_$(k).o)
 ENGINE_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++

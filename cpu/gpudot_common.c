@@ -29,11 +29,13 @@ gpudot_status gpudot_check_req(const gpudot_dot_req *r)
 {
     if (r->type != GPUDOT_F32 && r->type != GPUDOT_F64)
         return GPUDOT_BAD_TYPE;
-    if (r->accum < GPUDOT_ACC_NATIVE || r->accum > GPUDOT_ACC_COMP)
+    if (r->accum < GPUDOT_ACC_NATIVE || r->accum > GPUDOT_ACC_EXACT)
         return GPUDOT_BAD_OPTION;
     if (r->op < GPUDOT_OP_DOT || r->op > GPUDOT_OP_COS)
         return GPUDOT_BAD_OPTION;
     if (r->op == GPUDOT_OP_NORM && (r->pk < 0 || r->pk >= GD_NPK || r->cy))
+        return GPUDOT_BAD_OPTION;
+    if (r->out_other && r->accum != GPUDOT_ACC_EXACT)
         return GPUDOT_BAD_OPTION;
     if (r->fast < 0 || r->fast > 2)
         return GPUDOT_BAD_OPTION;

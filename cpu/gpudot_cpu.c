@@ -452,6 +452,8 @@ gpudot_status gpudot_cpu_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
         return GPUDOT_NO_DEVICE; /* device pointers: the gateway gathers them first */
     if (r->nb == 0 || r->na == 0)
         return GPUDOT_OK;
+    if (r->accum == GPUDOT_ACC_EXACT)
+        return gpudot_cpu_exact(r, poll);
     if (r->op != GPUDOT_OP_DOT)
         return gpudot_cpu_reduce(r, poll);
     int m = mode_of(r);

@@ -73,7 +73,8 @@ static inline void add_prod_fast(gd_exact *a, double x, double y)
     }
 }
 
-/* v * 2^e (v < 2^106, e >= -2148), with its sign, into the limbs */
+/* v * 2^e (v < 2^128, EMIN <= e, e + 160 at most the top limb's end), with its sign, into
+ * the limbs */
 static void add_scaled(gd_exact *a, unsigned __int128 v, int e, int neg)
 {
     int off = e - EMIN, i = off / 32, s = off % 32;
@@ -250,6 +251,23 @@ static int round_to(const gd_exact *a0, int p, int emin, int emax, int *neg, uin
     *m = q;
     *e = lsb;
     return lsb + (q ? 63 - __builtin_clzll(q) : 0) >= emax ? 2 : 1;
+}
+
+int gd_exact_bits(const gd_exact *a, int p, int *neg, uint64_t *m, int *e)
+{
+    return round_to(a, p, -100000, 100000, neg, m, e) != 0;
+}
+
+int gd_exact_sign(const gd_exact *a)
+{
+    int neg, e;
+    uint64_t m;
+    return gd_exact_bits(a, 2, &neg, &m, &e) ? (neg ? -1 : 1) : 0;
+}
+
+void gd_exact_sub_square(gd_exact *a, uint64_t M, int E)
+{
+    add_scaled(a, (unsigned __int128)M * M, 2 * E, 1);
 }
 
 /* IEEE's cases first: NaN, Inf, the sign of an exact zero */

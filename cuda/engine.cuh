@@ -129,5 +129,7 @@ inline int64_t shard_start(const gpudot_shard &sh, int64_t k, int64_t a)
 
 /* shards.cu: garrays of several GPUs */
 gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll);
+/* "exact" (exact.cu): the operands to the host, the CPU engine's exact sums */
+gpudot_status exact_dot(const gpudot_dot_req *r, gpudot_poll_fn poll);
 
 } // namespace gpudot

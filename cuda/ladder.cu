@@ -149,7 +149,7 @@ gpudot_status gpudot_cuda_ladder(const gpudot_dot_req *r, int kernel, double *ms
     if (st != GPUDOT_OK)
         return st;
     if (r->op != GPUDOT_OP_DOT || r->cx || r->cy || r->nb != 1 || r->na != 1 ||
-        r->accum == GPUDOT_ACC_COMP || kernel < 0 || kernel > 4)
+        r->accum >= GPUDOT_ACC_COMP || kernel < 0 || kernel > 4)
         return GPUDOT_BAD_OPTION;
     int64_t n = r->nk;
     size_t es = esize(r->type, 0), bytes = (size_t)n * es;

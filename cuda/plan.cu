@@ -425,12 +425,16 @@ extern "C" {
  * (NaN: extreme magnitudes, Inf or NaN elements, zero vectors). */
 gpudot_status gpudot_cuda_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
 {
+    if (r->accum == GPUDOT_ACC_EXACT)
+        return exact_dot(r, poll);
     return gpudot_two_step(r, poll, dot_pass);
 }
 
 gpudot_status gpudot_cuda_reduce_dev(const gpudot_dot_req *r0)
 {
     gpudot_dot_req f = *r0, *r = &f;
+    if (r->accum == GPUDOT_ACC_EXACT)
+        return GPUDOT_BAD_OPTION; /* (no exact kernels yet) */
     gpudot_fast_variant(r);
     gpudot_status st = begin(r);
     if (st != GPUDOT_OK || r->nb == 0 || r->na == 0)

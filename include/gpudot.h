@@ -42,7 +42,8 @@ typedef enum { GPUDOT_F32 = 0, GPUDOT_F64 = 1 } gpudot_type;
 typedef enum {
     GPUDOT_ACC_NATIVE = 0, /* accumulate in the element precision */
     GPUDOT_ACC_DOUBLE = 1, /* accumulate in double (single products are exact there) */
-    GPUDOT_ACC_COMP = 2    /* Ogita-Rump-Oishi Dot2 in double: as if in twice the precision */
+    GPUDOT_ACC_COMP = 2,   /* Ogita-Rump-Oishi Dot2 in double: as if in twice the precision */
+    GPUDOT_ACC_EXACT = 3 /* exact sums rounded once (2-norms: the square root correctly rounded) */
 } gpudot_accum;
 
 typedef enum {
@@ -109,6 +110,7 @@ typedef struct {
     int x_dev, y_dev;              /* CUDA engine only: x / y are device pointers (resident data) */
     const gpudot_sharded *xs, *ys; /* CUDA engine only: x / y on several GPUs (x, y NULL) */
     int fast;                      /* engine-internal, 0 from callers: see gpudot_fast_variant */
+    int out_other; /* "exact" only: out is of the other class than type (rounded once there) */
 } gpudot_dot_req;
 
 /* Called between chunks of long operations; non-zero stops the call with INTERRUPTED. */

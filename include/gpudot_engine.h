@@ -45,6 +45,9 @@ int gpudot_workers(int64_t work, int64_t per_thread, int64_t units);
 void gpudot_comp_d(const double *x, const double *y, int64_t n, double *sum, double *comp);
 void gpudot_comp_f(const float *x, const float *y, int64_t n, double *sum, double *comp);
 
+/* The CPU engine's "exact" mode (cpu/gpudot_cpu_exact.c): any op and shape, host data;
+ * norms take p = 1, 2, Inf, -Inf and 0 (others: BAD_OPTION). */
+gpudot_status gpudot_cpu_exact(const gpudot_dot_req *r, gpudot_poll_fn poll);
 gpudot_status gpudot_two_step(const gpudot_dot_req *r, gpudot_poll_fn poll, gpudot_pass_fn pass);
 
 /* Host copies into pinned staging memory for the CUDA engine's ring (cpu/gpudot_pack.c):

@@ -42,6 +42,20 @@ void gd_exact_merge(gd_exact *a, const gd_exact *b);
 void gd_exact_normalise(gd_exact *a);
 double gd_exact_round_d(const gd_exact *a);
 float gd_exact_round_f(const gd_exact *a);
+/* The finite sum as m 2^e rounded to p <= 63 bits, no exponent limits (0: exactly zero) */
+int gd_exact_bits(const gd_exact *a, int p, int *neg, uint64_t *m, int *e);
+/* The finite sum's sign: -1, 0 (exactly zero) or 1 */
+int gd_exact_sign(const gd_exact *a);
+/* a -= (M 2^E)^2 (M < 2^63, -1136 <= E <= 1040): midpoints' squares for the square root */
+void gd_exact_sub_square(gd_exact *a, uint64_t M, int E);
+
+/* Results from exact sums (cpu/gpudot_exact_final.c), in double or, where single, single
+ * (as a double): the correctly rounded square root of s >= 0; the correctly rounded |re +
+ * i im|; a cosine xy / sqrt (xx yy) within one ulp (im: its imaginary part, where xyi). */
+double gd_exact_sqrt(const gd_exact *s, int single);
+double gd_exact_abs(double re, double im, int single);
+void gd_exact_cos(const gd_exact *xy, const gd_exact *xyi, const gd_exact *xx, const gd_exact *yy,
+                  int single, double *re, double *im);
 
 #ifdef __cplusplus
 }

@@ -33,7 +33,9 @@
 ## turns NaN into a number: a zero vector gives NaN (as Octave's own formula does), and
 ## NaN or Inf elements give NaN.  No eps is added anywhere.
 ##
-## Options @code{"accum"} and @code{"device"} as for @code{gdot}.
+## Options @code{"accum"} and @code{"device"} as for @code{gdot}; with @code{"exact"} the
+## three sums are exact and the cosine within one ulp of the true one, the same bits on
+## every engine.
 ##
 ## Errors (identifiers): @code{gpudot:badType} (not a numeric array),
 ## @code{gpudot:sizeMismatch} (sizes neither equal nor compatible),

@@ -40,6 +40,13 @@
 ## @code{"native"}: in the input precision, as @code{dot} (fastest, least accurate).
 ## @code{"compensated"}: Ogita-Rump-Oishi Dot2 in double, as accurate as twice the
 ## working precision.
+## @code{"exact"}: the exact sum of the exact products, rounded once to nearest (ties to
+## even) in the result's class; complex results each part so.  Correct for any
+## conditioning and any exponents (@code{gdot ([1e200 1e200 3], [1e200 -1e200 0.5],
+## "accum", "exact")} is 1.5; subnormal results correctly rounded; Inf only where the
+## rounded result overflows), the same bits on every engine, device and order of the
+## terms.  Its cost on the CPU engine: about 5x @code{"double"} (10^7 doubles, 2 cores);
+## on the GPU, data is for now copied to the host and summed there.
 ## @item "device"
 ## @code{"auto"} (default): garrays on the GPU, host arrays on the CPU engine (copying host
 ## data to a GPU costs more than the CPU engine's whole reduction); without a usable GPU

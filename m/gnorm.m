@@ -44,7 +44,10 @@
 ## Options @code{"accum"} and @code{"device"} as for @code{gdot}: @code{"double"}
 ## (default) accumulates in double, @code{"native"} in the input precision,
 ## @code{"compensated"} adds the rounding error of every term back (2 and other
-## @var{p}).
+## @var{p}).  @code{"exact"} (@var{p} = 1, 2, Inf, -Inf, 0 or @code{"fro"}): the 1-norm is
+## the exact sum rounded once, the 2-norm the correctly rounded square root of the exact
+## sum of squares, the same bits on every engine (complex 1- and Inf-norms take each
+## modulus correctly rounded); other @var{p} are a @code{gpudot:badOption} error.
 ##
 ## Errors: @code{gpudot:badType} (not numeric), @code{gpudot:badOption} (bad @var{p}:
 ## unknown string, complex, non-scalar, NaN; bad option), @code{gpudot:badDim},

@@ -317,7 +317,7 @@ static int pick_engine(const char *fn, int dev, const operand_t *X, const operan
  * converted to the call's class, expanded where its broadcast needs a copy.  *tmp owns
  * what was made here (mxFree). */
 static const void *engine_operand(const char *fn, const operand_t *O, int gpu, int single,
-                                  size_t es, const bcast_t *b, shape_t *so, int64_t *bo,
+                                  int exact, size_t es, const bcast_t *b, shape_t *so, int64_t *bo,
                                   int64_t *ao, void **tmp)
 {
     const void *p = O->data;
@@ -328,8 +328,9 @@ static const void *engine_operand(const char *fn, const operand_t *O, int gpu, i
         p = *tmp = single ? (void *)to_single(O->mx) : (void *)to_double(O->mx);
     *bo = group_extent(so, &b->sb, 0, b->d);
     *ao = group_extent(so, &b->sb, b->d + 1, b->nd);
-    if (O->intc && (*bo != 1 || *ao < 0)) {
-        /* not a run of columns (rows, or a broadcast that needs a copy): converted whole */
+    if (O->intc && (*bo != 1 || *ao < 0 || exact)) {
+        /* not a run of columns (rows, or a broadcast that needs a copy), or "exact" (whose
+         * sums the pieces' rounded results would break): converted whole */
         size_t n = (size_t)numel_of(so);
         p = *tmp = mxMalloc(n ? n * es : 1);
         int_convert(*tmp, single, O->data, mxGetClassID(O->mx), 0, (int64_t)n);
@@ -356,7 +357,9 @@ static void run_engine(const char *fn, gpudot_dot_req *r, int gpu, void *out, in
                        const mxArray *int_y)
 {
     void *tmp_out = NULL;
-    if (out_single && r->type == GPUDOT_F64) /* computed in double for a single result */
+    if (r->accum == GPUDOT_ACC_EXACT && (out_wide || (out_single && r->type == GPUDOT_F64)))
+        r->out_other = 1, out_single = out_wide = 0; /* rounded once, into out's class */
+    if (out_single && r->type == GPUDOT_F64)         /* computed in double for a single result */
         r->out = tmp_out = mxMalloc((size_t)nvals * sizeof(double));
     if (out_wide) /* computed in single (a resident operand) for a double result */
         r->out = tmp_out = mxMalloc((size_t)nvals * sizeof(float));
@@ -402,6 +405,8 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     if (c->p && !mxIsEmpty(c->p) && !parse_p(c->p, &pk, &pval))
         gd_error("gpudot:badOption",
                  "%s: P must be a real scalar (not NaN), \"fro\", \"inf\" or \"-inf\"", fn);
+    if (c->accum == GPUDOT_ACC_EXACT && op == GPUDOT_OP_NORM && (pk == GD_P_POS || pk == GD_P_NEG))
+        exact_bad_p(fn);
     bcast_t b;
     b.sx = X.sh, b.sy = Y.sh;
     broadcast(fn, has_y, c->have_dim, c->dim, &b);
@@ -459,10 +464,11 @@ static void op_reduce(const char *fn, gpudot_op op, const call_t *c, mxArray *pl
     size_t es = single ? sizeof(float) : sizeof(double);
     int gpu = pick_engine(fn, c->dev, &X, &Y, has_y, es);
     void *tmp_x, *tmp_y = NULL;
-    r.x = engine_operand(fn, &X, gpu, single, es, &b, &b.sx, &r.bx, &r.ax, &tmp_x);
+    int exact = c->accum == GPUDOT_ACC_EXACT;
+    r.x = engine_operand(fn, &X, gpu, single, exact, es, &b, &b.sx, &r.bx, &r.ax, &tmp_x);
     r.kx = b.sx.d[d];
     if (has_y) {
-        r.y = engine_operand(fn, &Y, gpu, single, es, &b, &b.sy, &r.by, &r.ay, &tmp_y);
+        r.y = engine_operand(fn, &Y, gpu, single, exact, es, &b, &b.sy, &r.by, &r.ay, &tmp_y);
         r.ky = b.sy.d[d];
     } else {
         r.y = NULL;
@@ -493,7 +499,7 @@ static void op_ladder(const char *fn, const call_t *c, int nlhs, mxArray *plhs[]
                  "%s: \"kernel\" takes two real vectors of equal length (one dot "
                  "product) and no DIM",
                  fn);
-    if (c->accum == GPUDOT_ACC_COMP)
+    if (c->accum == GPUDOT_ACC_COMP || c->accum == GPUDOT_ACC_EXACT)
         gd_error("gpudot:badOption", "%s: \"kernel\" takes \"accum\" \"native\" or \"double\"", fn);
     if (c->dev == DEV_CPU)
         gd_error("gpudot:badOption", "%s: \"kernel\" runs on the GPU, not \"cpu\"", fn);

@@ -11,7 +11,7 @@
 #include "gpudot_math.h"
 
 const char *const gpudot_option_names[OPT_N] = {"accum", "device", "kernel"};
-const char *const gpudot_accum_values[3] = {"native", "double", "compensated"};
+const char *const gpudot_accum_values[4] = {"native", "double", "compensated", "exact"};
 const char *const gpudot_device_values[3] = {"auto", "gpu", "cpu"};
 const char *const gpudot_kernel_values[5] = {"atomic", "shared", "shuffle", "vector", "fused"};
 
@@ -33,9 +33,9 @@ int string_index(const char *s, const char *const *names, int n)
 
 int gpudot_entry_accum(const char *s, gpudot_accum *acc)
 {
-    int i = string_index(s, gpudot_accum_values, 3);
+    int i = string_index(s, gpudot_accum_values, 4);
     if (i >= 0)
-        *acc = (gpudot_accum)i; /* GPUDOT_ACC_NATIVE, _DOUBLE, _COMP */
+        *acc = (gpudot_accum)i; /* GPUDOT_ACC_NATIVE, _DOUBLE, _COMP, _EXACT */
     return i >= 0;
 }
 
@@ -136,7 +136,13 @@ void parse_dim(const char *fn, const mxArray *D, call_t *c)
 
 void bad_accum(const char *fn)
 {
-    gd_error("gpudot:badOption", "%s: \"accum\" must be \"native\", \"double\" or \"compensated\"",
+    gd_error("gpudot:badOption",
+             "%s: \"accum\" must be \"native\", \"double\", \"compensated\" or \"exact\"", fn);
+}
+
+void exact_bad_p(const char *fn)
+{
+    gd_error("gpudot:badOption", "%s: \"accum\" \"exact\" takes P = 1, 2, Inf, -Inf, 0 or \"fro\"",
              fn);
 }
 

@@ -65,6 +65,8 @@ int parse_device(const mxArray *a, int *dev);
 int parse_p(const mxArray *a, int *pk, double *p);
 int parse_kernel(const mxArray *a, int *k);
 void bad_accum(const char *fn) __attribute__((noreturn));
+/* a norm's P that "exact" does not take (P other than 1, 2, Inf, -Inf, 0) */
+void exact_bad_p(const char *fn) __attribute__((noreturn));
 void bad_device(const char *fn) __attribute__((noreturn));
 void parse_public(const char *fn, gpudot_op op, int nrhs, const mxArray *prhs[], call_t *c);
 /* a public entry's operand as the engine takes it (integers to double, sparse to full) */

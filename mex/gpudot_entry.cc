@@ -196,6 +196,8 @@ bool fast_call(const char *fn, gpudot_op op, const octave_value_list &args, octa
     int device = DEV_AUTO;
     if (!fast_options(args, k, accum, device))
         return false;
+    if (accum == GPUDOT_ACC_EXACT && (pk == GD_P_POS || pk == GD_P_NEG))
+        return false; /* (the MEX names the P "exact" takes) */
     if (y.n != x.n || y.single != x.single || y.dev != x.dev || x.n == 0)
         return false;
     /* resident data on the GPU ("cpu" would gather it); host data on the CPU engine ("gpu"

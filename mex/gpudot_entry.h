@@ -37,7 +37,7 @@ unsigned gpudot_entry_dispatch_epoch(int bump);
 enum { OPT_ACCUM, OPT_DEVICE, OPT_KERNEL, OPT_N };
 enum { DEV_AUTO, DEV_GPU, DEV_CPU };                 /* "device" values */
 extern const char *const gpudot_option_names[OPT_N]; /* "accum", "device", "kernel" */
-extern const char *const gpudot_accum_values[3];     /* gpudot_accum order; "double" default */
+extern const char *const gpudot_accum_values[4];     /* gpudot_accum order; "double" default */
 extern const char *const gpudot_device_values[3];    /* DEV_* order; "auto" default */
 extern const char *const gpudot_kernel_values[5];    /* the ladder's kernels, in order */
 

@@ -2,12 +2,15 @@
  * gdot, gnorm and gcosine of sparse operands, from their nonzeros: each column's stored
  * entries are walked once (both operands' row lists merged where both are sparse), with
  * the engines' element math (gpudot_math.h), so memory stays O(nnz) and time O(nnz).
- * Sparse data is double; the modes are "double" (native is the same) and "compensated".
+ * Sparse data is double; the modes are "double" (native is the same), "compensated" and
+ * "exact".
  */
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 
 #include "gateway.h"
+#include "gpudot_exact.h"
 #include "gpudot_math.h"
 
 /* One operand: sparse (jc, ir) or full, real or complex (interleaved). */
@@ -152,10 +155,93 @@ static void column_fast(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j, 
     }
 }
 
-static void column(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j, int pk, double p,
-                   int comp, double *out)
+/* conj (x) y into exact sums re, im (as dot_add: no products with an absent imaginary part) */
+static void exact_dot_add(gd_exact *a, double xr, double xi, double yr, double yi, int cx, int cy)
 {
-    column_fast(op, x, y, j, pk, p, comp, 0, out);
+    gd_exact_add_prod(&a[0], xr, yr);
+    if (cx && cy)
+        gd_exact_add_prod(&a[0], xi, yi);
+    if (cy)
+        gd_exact_add_prod(&a[1], xr, yi);
+    if (cx)
+        gd_exact_add_prod(&a[1], -xi, yr);
+}
+
+/* Column j in "exact" mode (cpu/gpudot_cpu_exact.c's sums): the walk adds the products
+ * with an implicit 0 too (0 Inf is NaN, -0 products keep their sign), and one +0 product
+ * where some row is stored in neither operand, as the full array's sums would. */
+static void column_exact(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j, int pk, double p,
+                         double *out)
+{
+    if (op == GPUDOT_OP_NORM && pk != GD_P_ONE && pk != GD_P_TWO &&
+        !((pk == GD_P_INF || pk == GD_P_NEGINF) && x->cplx)) {
+        column_fast(op, x, y, j, pk, p, 0, 0, out); /* Inf, -Inf, 0: exact in "double" */
+        return;
+    }
+    gd_exact a[4];
+    for (int i = 0; i < 4; i++)
+        gd_exact_init(&a[i]);
+    double xr, xi, yr, yi;
+    out[1] = 0;
+    if (op == GPUDOT_OP_NORM) {
+        double ext = pk == GD_P_NEGINF ? INFINITY : 0;
+        mwIndex k0 = x->jc[j], k1 = x->jc[j + 1];
+        for (mwIndex k = k0; k < k1; k++) {
+            stored_at(x, k, &xr, &xi);
+            double m = x->cplx ? gd_exact_abs(xr, xi, 0) : fabs(xr);
+            if (pk == GD_P_TWO) { /* (Inf + NaN i: NaN, as norm gives) */
+                gd_exact_add_prod(&a[0], xr, xr);
+                gd_exact_add_prod(&a[0], xi, xi);
+            } else if (pk == GD_P_ONE) {
+                gd_exact_add_prod(&a[0], m, 1.0);
+            } else if (isnan(m) || isnan(ext)) {
+                ext = NAN;
+            } else if (pk == GD_P_NEGINF ? m < ext : m > ext) {
+                ext = m;
+            }
+        }
+        if ((mwSize)(k1 - k0) < x->rows && pk == GD_P_NEGINF && !isnan(ext))
+            ext = 0;
+        out[0] = pk == GD_P_TWO   ? gd_exact_sqrt(&a[0], 0)
+                 : pk == GD_P_ONE ? gd_exact_round_d(&a[0])
+                                  : ext;
+        return;
+    }
+    int cx = x->cplx, cy = y->cplx;
+    mwSize rows = x->rows, seen = 0;
+    mwIndex kx = x->sparse ? x->jc[j] : 0, ex = x->sparse ? x->jc[j + 1] : rows;
+    mwIndex ky = y->sparse ? y->jc[j] : 0, ey = y->sparse ? y->jc[j + 1] : rows;
+    while (kx < ex || ky < ey) {
+        mwSize rx = kx < ex ? (x->sparse ? x->ir[kx] : kx) : rows;
+        mwSize ry = ky < ey ? (y->sparse ? y->ir[ky] : ky) : rows;
+        mwSize r = rx < ry ? rx : ry;
+        take(x, rx == r, &kx, r, j, &xr, &xi);
+        take(y, ry == r, &ky, r, j, &yr, &yi);
+        exact_dot_add(a, xr, xi, yr, yi, cx, cy);
+        if (op == GPUDOT_OP_COS) {
+            exact_dot_add(&a[2], xr, xi, xr, xi, cx, cx);
+            exact_dot_add(&a[3], yr, yi, yr, yi, cy, cy);
+        }
+        seen++;
+    }
+    if (seen < rows) /* (a +0 product: the rows neither stores) */
+        gd_exact_add_prod(&a[0], 0.0, 0.0);
+    if (op == GPUDOT_OP_COS) {
+        gd_exact_cos(&a[0], cx || cy ? &a[1] : NULL, &a[2], &a[3], 0, &out[0], &out[1]);
+        gd_clamp_unit_d(&out[0], &out[1], cx || cy);
+    } else {
+        out[0] = gd_exact_round_d(&a[0]);
+        out[1] = gd_exact_round_d(&a[1]);
+    }
+}
+
+static void column(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j, int pk, double p,
+                   int comp, int exact, double *out)
+{
+    if (exact)
+        column_exact(op, x, y, j, pk, p, out);
+    else
+        column_fast(op, x, y, j, pk, p, comp, 0, out);
 }
 
 static mxArray *call1(const char *fn, const mxArray *a)
@@ -215,6 +301,8 @@ void op_sparse(const char *fn, gpudot_op op, const call_t *c, mxArray *plhs[])
         if (ps)
             mxFree(ps);
     }
+    if (c->accum == GPUDOT_ACC_EXACT && op == GPUDOT_OP_NORM && (pk == GD_P_POS || pk == GD_P_NEG))
+        exact_bad_p(fn);
     int vec_rule = Y && !c->have_dim && (mxGetM(X) != mxGetM(Y) || mxGetN(X) != mxGetN(Y));
     int isvec = mxGetM(X) == 1 || mxGetN(X) == 1;
     /* the dimension reduced: DIM, else the first that is not 1 (vectors: their length) */
@@ -249,11 +337,11 @@ void op_sparse(const char *fn, gpudot_op op, const call_t *c, mxArray *plhs[])
         odims[0] = cols, odims[1] = 1;
     void *out;
     plhs[0] = make_out(2, odims, mxDOUBLE_CLASS, cplx, &out);
-    int comp = c->accum == GPUDOT_ACC_COMP;
+    int comp = c->accum == GPUDOT_ACC_COMP, exact = c->accum == GPUDOT_ACC_EXACT;
     double *o = (double *)out;
     for (mwSize j = 0; j < cols; j++) {
         double v[2];
-        column(op, &x, Y ? &y : NULL, j, pk, p, comp, v);
+        column(op, &x, Y ? &y : NULL, j, pk, p, comp, exact, v);
         if (swapped && op != GPUDOT_OP_NORM)
             v[1] = -v[1];
         if (cplx) {

@@ -62,9 +62,9 @@ function check_dot (x, y, dimargs, accum, device, exact, got)
   elseif (single_out && strcmp (accum, "native"))
     tmag = (2 * n + 2) * us * mag + refb + (2 * n + 2) * 2^-150;  urel = 0;
   elseif (single_out)
-    tmag = 2 * refb + (2 * n + 2) * 2^-1075;  urel = us;
+    tmag = 2 * refb + (2 * n + 2) * 2^-1074 / 2;  urel = us;   # (2^-1075 itself is 0)
   else
-    tmag = 2 * refb + (2 * n + 2) * 2^-1075;  urel = ud;
+    tmag = 2 * refb + (2 * n + 2) * 2^-1074 / 2;  urel = ud;
   endif
   ## plus the rounding of the exact result to the output class (which may overflow to Inf
   ## or underflow to 0 in single); equal infinities agree.  Real and imaginary parts are

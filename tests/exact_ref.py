@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Writes tests/exact_cases.txt: dot products with their correctly rounded values,
-computed in rational arithmetic (fractions), for tests/test_exact.m.
+computed in rational arithmetic (fractions), for tests/test_exact.m; and
+tests/exact_norm_cases.txt (2-norms and 1-norms, correctly rounded) and
+tests/exact_cos_cases.txt (cosines, correctly rounded: "exact" must be within an ulp).
 
 Each case is one line: class (d or s), n, the n elements of x, the n of y, then the
 exact sum of x .* y rounded once to nearest (ties to even) in that class; every number
@@ -136,6 +138,90 @@ def cases():
     return out
 
 
+def sqrt_exact(q, cls):
+    """the correctly rounded square root of q >= 0 (a Fraction), ties to even"""
+    p, emin, emax = (53, -1022, 1024) if cls == "d" else (24, -126, 128)
+    if q == 0:
+        return 0.0
+    e = (q.numerator.bit_length() - q.denominator.bit_length()) // 2
+    while F(2) ** (2 * e) > q:  # the binade of the root: 2^e <= sqrt(q) < 2^(e+1)
+        e -= 1
+    while F(2) ** (2 * e + 2) <= q:
+        e += 1
+    lsb = max(e, emin) - p + 1
+    t = q / F(4) ** (lsb - 1)  # sqrt(t) = 2 sqrt(q) / 2^lsb
+    r = math.isqrt(t.numerator // t.denominator)
+    m, half, exact = r >> 1, r & 1, F(r * r) == t
+    if half and (not exact or m % 2 == 1):
+        m += 1
+    v = F(m) * F(2) ** lsb
+    if v >= F(2) ** emax:
+        return math.inf
+    out = float(v) if cls == "d" else to_single(float(v))
+    assert F(out) == v
+    return out
+
+
+def norm_cases():
+    out = []
+    for cls, p in [("d", 53), ("s", 24)]:
+        for k in [0, 7, -40, 300 if cls == "d" else 30, -500 if cls == "d" else -60]:
+            s = 2.0 ** k
+            # (2^p + 1)^2 = 2^2p + 2^(p+1) + 1 as a sum of squares: the root a tie
+            mid = [2.0 ** p * s, 2.0 ** (p // 2) * s, 2.0 ** (p // 2) * s, s]
+            if p % 2:
+                mid = [2.0 ** p * s, 2.0 ** ((p + 1) // 2) * s, s]
+            out.append((cls, mid))  # a tie: to even
+            out.append((cls, mid + [s * 2.0 ** -(p + 20)]))  # just past it
+            out.append((cls, [3 * s, 4 * s]))
+        for _ in range(12):  # spans of exponents, a tiny term that may decide
+            n = random.randint(2, 40)
+            x = [random.uniform(-1, 1) * 2.0 ** random.randint(-30, 30) for _ in range(n)]
+            x.append(random.uniform(-1, 1) * 2.0 ** random.randint(-70, -40))
+            if cls == "s":
+                x = [to_single(v) for v in x]
+            out.append((cls, x))
+    top = 1.7976931348623157e308
+    out.append(("d", [top]))
+    out.append(("d", [top, 2.0 ** 970]))
+    out.append(("d", [top, top]))
+    out.append(("d", [2.0 ** -1074, 2.0 ** -1074]))
+    out.append(("d", [2.0 ** -1074] * 9))
+    out.append(("d", [1e-300, 1e-310, -1e-320]))
+    out.append(("d", [1e300, 1e300, -1e300, 1e-300]))
+    out.append(("s", [3.4e38, 1.0]))
+    out.append(("s", [3.4e38, 3.4e38]))
+    return out
+
+
+def cos_cases():
+    out = []
+    for c in [1e5, 1e12, 1e30, 1e100]:
+        x, y = gendot(40, c)
+        out.append(("d", x, y))
+    for _ in range(6):
+        n = random.randint(1, 50)
+        x = [random.uniform(-1, 1) * 2.0 ** random.randint(-600, 600) for _ in range(n)]
+        y = [random.uniform(-1, 1) * 2.0 ** random.randint(-600, 600) for _ in range(n)]
+        out.append(("d", x, y))
+    for _ in range(4):
+        x, y = gendot(20, 1e10)
+        out.append(("s", [to_single(v) for v in x], [to_single(v) for v in y]))
+    out.append(("d", [1e200, 1e200], [1e200, 1e200]))
+    out.append(("d", [1.0, 2.0 ** -60], [2.0 ** -60, -1.0]))
+    return out
+
+
+def cos_exact(x, y, cls):
+    """x.y / sqrt(x.x y.y) correctly rounded: the quotient squared compared exactly"""
+    sxy, sxx, syy = exact_dot(x, y), exact_dot(x, x), exact_dot(y, y)
+    if sxy == 0:
+        return 0.0
+    q = sxy * sxy / (sxx * syy)  # cos^2, exact
+    r = sqrt_exact(q, "d" if cls == "d" else "s")
+    return r if sxy > 0 else -r
+
+
 def main():
     lines = []
     for cls, x, y in cases():
@@ -145,6 +231,25 @@ def main():
         want = round_exact(exact_dot(x, y), cls)
         lines.append(" ".join([cls, str(len(x))] + [hx(v, cls) for v in x + y] + [hx(want, cls)]))
     path = __file__.rsplit("/", 1)[0] + "/exact_cases.txt"
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("%d cases to %s" % (len(lines), path))
+    lines = []
+    for cls, x in norm_cases():
+        if cls == "s":
+            x = [to_single(v) for v in x]
+        two = sqrt_exact(exact_dot(x, x), cls)
+        one = round_exact(sum((abs(F(v)) for v in x), F(0)), cls)
+        lines.append(" ".join([cls, str(len(x))] + [hx(v, cls) for v in x] + [hx(two, cls), hx(one, cls)]))
+    path = __file__.rsplit("/", 1)[0] + "/exact_norm_cases.txt"
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("%d cases to %s" % (len(lines), path))
+    lines = []
+    for cls, x, y in cos_cases():
+        want = cos_exact(x, y, cls)
+        lines.append(" ".join([cls, str(len(x))] + [hx(v, cls) for v in x + y] + [hx(want, cls)]))
+    path = __file__.rsplit("/", 1)[0] + "/exact_cos_cases.txt"
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("%d cases to %s" % (len(lines), path))

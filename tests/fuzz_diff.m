@@ -128,6 +128,9 @@ function desc = case_reduce (fn, devices)
 
   ## what the call must do: refuse (and with which identifiers), or answer
   types_ok = accepts (x) && (! has_y || accepts (y));
+  if (strcmp (accum, "exact") && ! has_y && p_ok && isnumeric (p) && ! any (p == [0 1 2 Inf -Inf]))
+    p_ok = false;                     # "exact" takes P = 0, 1, 2, Inf, -Inf, "fro"
+  endif
   sizes_ok = ! has_y || compatible (x, y, dimargs);
   want_error = ! (types_ok && dim_ok && opts_ok && p_ok && sizes_ok);
   dump (x, y, args);
@@ -173,6 +176,55 @@ function desc = case_reduce (fn, devices)
   catch err
     error ("%s: %s", desc, err.message);
   end_try_catch
+  if (strcmp (accum, "exact"))
+    exact_reversed (fn, x, y, xx, yy, pargs, dimargs, opts, got, desc);
+  endif
+endfunction
+
+## "exact": the same call on the operands reversed along the reduced dimension (every
+## run's terms in the opposite order) gives the same bits
+function exact_reversed (fn, x, y, xx, yy, pargs, dimargs, opts, got, desc)
+  has_y = ! strcmp (fn, "gnorm");
+  if (has_y && isempty (dimargs) && isvector (x) && isvector (y) && numel (x) == numel (y))
+    rx = x(end:-1:1);  ry = y(end:-1:1);         # dot's vector rule: along the vectors
+  else
+    if (has_y)
+      d = reduce_dim (size (zeros (size (x)) .* zeros (size (y))), dimargs);
+    elseif (! isempty (pargs) && ischar (pargs{1}) && strcmpi (pargs{1}, "fro") && isempty (dimargs))
+      d = 0;                                     # every element: one order for another
+    else
+      d = reduce_dim (size (x), dimargs);
+    endif
+    rx = x;  ry = y;
+    if (d == 0)
+      rx = x(end:-1:1);
+    elseif (d <= ndims (x))                      # (past them: a singleton, as sparse's 2)
+      rx = flip (x, d);
+    endif
+    if (has_y && d > 0 && d <= ndims (y))
+      ry = flip (y, d);
+    endif
+  endif
+  if (isa (xx, "garray"))
+    rx = garray (rx);
+  endif
+  if (has_y && isa (yy, "garray"))
+    ry = garray (ry);
+  endif
+  if (has_y)
+    again = feval (fn, rx, ry, dimargs{:}, opts{:});
+  else
+    again = feval (fn, rx, pargs{:}, dimargs{:}, opts{:});
+  endif
+  again = cast (gather (again), class (got));
+  zsign = @(v) signbit (v) & v == 0;            # the sign of zeros (a NaN's is not IEEE's)
+  same = (isequal (size (again), size (got)) && isequaln (again, got)
+          && isequal (zsign (real (again)), zsign (real (got)))
+          && isequal (zsign (imag (again)), zsign (imag (got))));
+  if (! same)
+    k = find (double (again(:)) != double (got(:)), 1);
+    error ("%s: \"exact\" differs with the terms reversed (output %d)", desc, k);
+  endif
 endfunction
 
 ## ---- garray operations against the same call on the host array ----
@@ -625,8 +677,8 @@ function [dimargs, ok] = random_dim (x)
 endfunction
 
 function [opts, accum, device, ok] = random_options (devices)
-  accums = {"native", "double", "compensated"};
-  accum = accums{randi(3)};
+  accums = {"native", "double", "compensated", "exact"};
+  accum = accums{randi(4)};
   device = devices{randi(numel (devices))};
   ok = true;
   opts = {random_case("accum"), random_case(accum), random_case("device"), random_case(device)};

@@ -40,6 +40,9 @@ function [r, n] = ref_norm (x, p, dim)
     r(m == 0) = 0;
     r(any (isinf (a), dim)) = Inf;
     r(any (isnan (a), dim)) = NaN;
+    if (p == 2)                 # norm's 2-norm: NaN where a part is NaN (Inf + NaN i too)
+      r(any (isnan (x), dim)) = NaN;
+    endif
   else
     m = min (a, [], dim);
     s = m;  s(s == 0 | ! isfinite (s)) = 1;

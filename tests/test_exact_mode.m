@@ -1,0 +1,166 @@
+## "accum", "exact" in gdot, gnorm and gcosine against results computed in rational
+## arithmetic (tests/exact_ref.py: exact_cases.txt, exact_norm_cases.txt,
+## exact_cos_cases.txt): each case as vectors, permuted, as matrix columns and rows
+## (DIM 1 and 2), complex, on the CPU engine and, where a GPU is usable, on it and as
+## garrays, bit for bit (cosines: within an ulp); then long runs over the pool's threads,
+## integer, sparse and broadcast operands, and the errors.
+
+%!function v = from_hex (h, cls)
+%!  if (cls == "s")
+%!    v = typecast (uint32 (hex2dec (h)), "single");
+%!  else
+%!    v = typecast (uint64 (hex2dec (h(1:8))) * 2^32 + uint64 (hex2dec (h(9:16))), "double");
+%!  endif
+%!endfunction
+
+%!function c = read_cases (name)
+%!  f = fopen (fullfile (fileparts (which ("test_exact_mode")), name));
+%!  c = {};
+%!  while (ischar (l = fgetl (f)))
+%!    w = strsplit (l);
+%!    c{end+1} = {w{1}, str2double(w{2}), cellfun(@(h) from_hex (h, w{1}), w(3:end))};
+%!  endwhile
+%!  fclose (f);
+%!endfunction
+
+%!function b = bits (v)
+%!  b = typecast (v(:)', ifelse (isa (v, "single"), "uint32", "uint64"));
+%!endfunction
+
+%!function d = devices ()
+%!  d = {"cpu"};
+%!  if (gpudot_gpu_available ())
+%!    d{end+1} = "gpu";
+%!  endif
+%!endfunction
+
+%!test
+%! ## dot products: every way of calling, the same bits as the rational result
+%! cases = read_cases ("exact_cases.txt");
+%! assert (numel (cases) > 100);
+%! rand ("seed", 21);
+%! for c = 1:numel (cases)
+%!   [cls, n, v] = cases{c}{:};
+%!   x = v(1:n);  y = v(n+1:2*n);  want = v(end);
+%!   p = randperm (n);
+%!   for dev = devices ()
+%!     o = {"accum", "exact", "device", dev{1}};
+%!     X = [x(:), x(p)(:)];  Y = [y(:), y(p)(:)];
+%!     got = [gdot(x, y, o{:}), gdot(x(p)', y(p)', o{:}), gdot(X, Y, 1, o{:}), ...
+%!            gdot(X.', Y.', 2, o{:}).', real(gdot (complex (x, 1), y, o{:}))];
+%!     if (strcmp (dev{1}, "gpu"))
+%!       got = [got, gather(gdot (garray (x), garray (y), "accum", "exact"))];
+%!     endif
+%!     assert (isequal (bits (got), repmat (bits (want), 1, numel (got))), ...
+%!             "case %d (%s, n = %d, %s): %.17g, want %.17g", c, cls, n, dev{1}, got(1), want);
+%!   endfor
+%! endfor
+
+%!test
+%! ## 2-norms (the square root correctly rounded: ties, overflow, subnormals) and 1-norms
+%! cases = read_cases ("exact_norm_cases.txt");
+%! assert (numel (cases) > 50);
+%! rand ("seed", 22);
+%! for c = 1:numel (cases)
+%!   [cls, n, v] = cases{c}{:};
+%!   x = v(1:n);  two = v(n+1);  one = v(n+2);
+%!   p = randperm (n);
+%!   for dev = devices ()
+%!     o = {"accum", "exact", "device", dev{1}};
+%!     g2 = [gnorm(x, o{:}), gnorm(x(p)', o{:}), gnorm([x(:), x(p)(:)], 2, 1, o{:}), ...
+%!           gnorm(complex (x, 0), o{:}), gnorm(x, "fro", o{:})];
+%!     g1 = [gnorm(x, 1, o{:}), gnorm(x(p), 1, o{:}), gnorm([x; x(p)], 1, 2, o{:}).'];
+%!     if (strcmp (dev{1}, "gpu"))
+%!       g2 = [g2, gather(gnorm (garray (x), "accum", "exact"))];
+%!     endif
+%!     assert (isequal (bits (g2), repmat (bits (two), 1, numel (g2))), ...
+%!             "case %d (%s, n = %d, %s): 2-norm %.17g, want %.17g", c, cls, n, dev{1}, g2(1), two);
+%!     assert (isequal (bits (g1), repmat (bits (one), 1, numel (g1))), ...
+%!             "case %d (%s, n = %d, %s): 1-norm %.17g, want %.17g", c, cls, n, dev{1}, g1(1), one);
+%!   endfor
+%! endfor
+
+%!test
+%! ## cosines within an ulp of the correctly rounded one, the same bits in any order
+%! cases = read_cases ("exact_cos_cases.txt");
+%! rand ("seed", 23);
+%! for c = 1:numel (cases)
+%!   [cls, n, v] = cases{c}{:};
+%!   x = v(1:n);  y = v(n+1:2*n);  want = v(end);
+%!   p = randperm (n);
+%!   for dev = devices ()
+%!     o = {"accum", "exact", "device", dev{1}};
+%!     got = [gcosine(x, y, o{:}), gcosine(x(p)', y(p)', o{:}), gcosine([x; x(p)], [y; y(p)], 2, o{:}).'];
+%!     assert (abs (double (got(1)) - double (want)) <= eps (want), ...
+%!             "case %d (%s, %s): %.17g, want %.17g", c, cls, dev{1}, got(1), want);
+%!     assert (isequal (bits (got), repmat (bits (got(1)), 1, numel (got))), "case %d", c);
+%!   endfor
+%! endfor
+
+%!test
+%! ## long runs split over the pool's threads, and matrices of them, against the core
+%! ## summing in one thread (__gpudot__ ("exact_dot")); both engines the same bits
+%! randn ("seed", 24); rand ("seed", 24);
+%! n = 3e5 + 17;
+%! x = randn (n, 1) .* 2 .^ randi ([-300 300], n, 1);
+%! y = randn (n, 1) .* 2 .^ randi ([-300 300], n, 1);
+%! want = __gpudot__ ("exact_dot", x, y);
+%! for dev = devices ()
+%!   o = {"accum", "exact", "device", dev{1}};
+%!   assert (bits (gdot (x, y, o{:})), bits (want));
+%!   assert (bits (gdot ([x, x(end:-1:1), 2 * x], [y, y(end:-1:1), y], o{:})), ...
+%!           bits ([want, want, 2 * want]));
+%!   assert (bits (gnorm (x, o{:})), bits (gnorm ([x(end:-1:1); 0], o{:})));
+%!   assert (bits (gnorm (x, 1, o{:})), bits (__gpudot__ ("exact_dot", abs (x), ones (n, 1))));
+%!   xs = single (x / 2^300 * 2^10);  ys = single (y / 2^300 * 2^10);
+%!   assert (bits (gdot (xs, ys, o{:})), bits (__gpudot__ ("exact_dot", xs, ys)));
+%! endfor
+
+%!test
+%! ## integers (past the gateway's pieces of 2^22), sparse, broadcast and mixed classes
+%! randn ("seed", 25); rand ("seed", 25);
+%! n = 2^22 + 5;
+%! xi = int32 (randi ([-2^31 + 1, 2^31 - 1], n, 1));  yi = int32 (randi ([-2^31 + 1, 2^31 - 1], n, 1));
+%! assert (bits (gdot (xi, yi, "accum", "exact")), bits (__gpudot__ ("exact_dot", double (xi), double (yi))));
+%! S = sprandn (200, 6, 0.1);  S(3, 2) = -0;  F = randn (200, 6) .* 2 .^ randi ([-60 60], 200, 6);
+%! o = {"accum", "exact"};
+%! assert (bits (gdot (S, F, o{:})), bits (gdot (full (S), F, o{:})));
+%! assert (bits (gdot (F, S, o{:})), bits (gdot (F, full (S), o{:})));
+%! assert (bits (gcosine (S, F, o{:})), bits (gcosine (full (S), F, o{:})));
+%! for p = {1, 2, Inf, -Inf, 0}
+%!   assert (bits (gnorm (S, p{1}, o{:})), bits (gnorm (full (S), p{1}, o{:})));
+%! endfor
+%! Z = complex (randn (30, 4), randn (30, 4));
+%! assert (bits (gnorm (sparse (Z), 1, o{:})), bits (gnorm (Z, 1, o{:})));
+%! q = randn (200, 1);
+%! want = arrayfun (@(j) gdot (q, F(:, j), o{:}), 1:6);
+%! assert (bits (gdot (q, F, o{:})), bits (want));
+%! assert (bits (gdot (F, q, o{:})), bits (want));
+%! assert (bits (gdot (single (F), F, o{:})), bits (gdot (single (F), single (F), o{:})));
+%! Z2 = complex (randn (30, 4), randn (30, 4));
+%! d = gdot (Z, Z2, o{:});
+%! assert (bits (real (d)), bits (arrayfun (@(j) __gpudot__ ("exact_dot", [real(Z(:,j)); imag(Z(:,j))], [real(Z2(:,j)); imag(Z2(:,j))]), 1:4)));
+%! assert (bits (imag (d)), bits (arrayfun (@(j) __gpudot__ ("exact_dot", [real(Z(:,j)); -imag(Z(:,j))], [imag(Z2(:,j)); real(Z2(:,j))]), 1:4)));
+
+%!test
+%! ## IEEE's cases, as the exact sums give them
+%! o = {"accum", "exact"};
+%! assert (gdot ([1e200 1e200 3], [1e200 -1e200 0.5], o{:}), 1.5);
+%! assert (gnorm ([1e200 1e200], o{:}), sqrt (2) * 1e200);
+%! assert (gnorm ([3e-300 4e-300], o{:}), 5e-300);
+%! assert (isnan (gdot ([Inf 1], [0 1], o{:})) && isnan (gdot ([Inf -Inf], [1 1], o{:})));
+%! assert (gdot ([Inf 1e308], [1 1e308], o{:}), Inf);
+%! assert (isnan (gnorm (complex (-Inf, NaN), o{:})) && gnorm (complex (-Inf, NaN), 1, o{:}) == Inf);
+%! assert (isnan (gcosine ([0 0], [1 2], o{:})) && isnan (gcosine ([Inf 1], [1 1], o{:})));
+%! assert (gcosine ([1e200 1e200], [1e200 1e200], o{:}), 1);
+%! assert (signbit (gdot ([-0 0], [1 -1], o{:})) && ! signbit (gdot ([1 -1], [1 1], o{:})));
+%! assert (gdot (zeros (0, 1), zeros (0, 1), o{:}), 0);
+%! assert (gnorm ([1 -3 2], Inf, o{:}), 3);
+%! assert (gnorm ([1 -3 2], -Inf, o{:}), 1);
+%! assert (gnorm ([1 0 2], 0, o{:}), 2);
+%! assert (gnorm (single ([3 4]), o{:}), single (5));
+
+%!error <"exact" takes P = 1, 2, Inf> gnorm ([1 2], 3, "accum", "exact")
+%!error <"exact" takes P = 1, 2, Inf> gnorm (sparse ([1 2]), -1, "accum", "exact")
+%!error id=gpudot:badOption gdot ([1 2], [3 4], "accum", "Exactly")
+%!error id=gpudot:badOption gsearch (randn (4, 2), randn (4, 9), 2, "accum", "exact")
