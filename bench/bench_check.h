@@ -63,6 +63,16 @@ __global__ void fill_f(float *p, size_t n, unsigned seed)
         p[i] = (float)(h & 0xffffff) / 16777216.0f - 0.5f;
     }
 }
+/* p[i] times 2^k, k in [-span, span] by a hash of i: products over a wide exponent range */
+template <typename T> __global__ void spread_exponents(T *p, size_t n, int span)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        unsigned h = (unsigned)(i * 2246822519u) ^ 0x9e3779b9u;
+        h ^= h >> 15, h *= 0x85ebca6bu, h ^= h >> 13;
+        p[i] = (T)ldexp((double)p[i], (int)(h % (unsigned)(2 * span + 1)) - span);
+    }
+}
 __global__ void fill_d(double *p, size_t n, unsigned seed)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;

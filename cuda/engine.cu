@@ -186,7 +186,7 @@ size_t held()
     for (int d = 0; d < kMaxDevices; d++) {
         const Engine &e = engines[d];
         b += e.x.cap + e.y.cap + e.out.cap + e.carry.cap + e.partials.cap + e.tickets.cap +
-             e.slots.cap + e.search.cap + e.topk.cap + (e.mapped ? kMappedBytes : 0);
+             e.slots.cap + e.search.cap + e.topk.cap + e.exact.cap + (e.mapped ? kMappedBytes : 0);
     }
     return b;
 }
@@ -263,6 +263,7 @@ static void release_engine()
     buf_free(E->slots);
     buf_free(E->search);
     buf_free(E->topk);
+    buf_free(E->exact);
     E->slots_n = 0;
     if (E->mapped && !E->lost)
         cudaFreeHost(E->mapped);

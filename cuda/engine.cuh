@@ -34,6 +34,7 @@ struct Engine {
     int target_blocks = 0; /* blocks that fill the device once */
     DevBuf x, y, out, carry, partials, tickets, slots;
     DevBuf search, topk;    /* search.cu's queries, scores and candidates; topk.cu's lists */
+    DevBuf exact;           /* exact.cu's digits and flags */
     void *mapped = nullptr; /* pinned, mapped host memory for small results */
     void *mapped_dev = nullptr;
     size_t tickets_n = 0;
@@ -129,7 +130,8 @@ inline int64_t shard_start(const gpudot_shard &sh, int64_t k, int64_t a)
 
 /* shards.cu: garrays of several GPUs */
 gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll);
-/* "exact" (exact.cu): the operands to the host, the CPU engine's exact sums */
+/* "exact" (exact.cu): real dot products of device data along columns on the device, the
+ * rest by the CPU engine's exact sums on the operands brought to the host */
 gpudot_status exact_dot(const gpudot_dot_req *r, gpudot_poll_fn poll);
 
 } // namespace gpudot

@@ -1,14 +1,249 @@
 /*
- * CUDA engine, "exact" mode: for now the operands come to the host and the CPU engine's
- * exact accumulators sum them (cpu/gpudot_cpu_exact.c), so a result has the same bits as
- * the CPU engine's by construction; the device kernels are still to come.
+ * CUDA engine, "exact" mode.  Real dot products of resident data along columns run on the
+ * device: each thread keeps its share of a run as a floating-point expansion of a few
+ * doubles (ExBLAS's first stage): a product x y whose TwoProduct p + e is exact goes in as
+ * p and e, each through the slots by TwoSum, so the slots' sum stays exactly the thread's
+ * sum; what falls out of the last slot, the slots at the end, and every other product (past
+ * the range, zeros, Inf, NaN) go exactly into its warp's digits in shared memory (base 2^32
+ * in int64, the host core's limbs: gpudot_exact.h), added by integer atomics.  The blocks
+ * add their digits into the output's with atomics too; integer sums do not depend on
+ * order, so the host rounds the same sum the CPU engine would (gd_exact): the same bits.
+ * Other calls (complex, norms, cosines, rows, host data, several GPUs) bring the operands
+ * to the host and run the CPU engine's exact sums.
  */
 #include <cstdlib>
+#include <cstring>
 
 #include "engine.cuh"
+#include "gpudot_exact.h"
 
 namespace gpudot
 {
+
+/* Slots of a thread's expansion (H100, 2^28 elements, whole calls): single 4 (988 us; 3:
+ * 931, but 3643 against 1075 on products over 2^+-80; 8: 978), double 3 (1490 us; 4: 1545,
+ * 8: 2392; products over 2^+-900 5313, 5387, 5656). */
+constexpr int kSlotsF = 4, kSlotsD = 3;
+/* The fast path's products: TwoProduct exact from 2^-968, and no TwoSum of a thread's at
+ * most kPerThread of them can overflow below 2^1000. */
+constexpr double kFastMin = 0x1p-968, kFastMax = 0x1p1000;
+constexpr int64_t kPerThread = (int64_t)1 << 22;
+/* Elements of a thread's loads in flight at once. */
+constexpr int kAhead = 4;
+/* Outputs a launch takes (their digits: 9 MB). */
+constexpr int64_t kGroup = 8192;
+constexpr int kWarps = kThreads / 32;
+
+enum { F_NAN = 1, F_PINF = 2, F_NINF = 4, F_NONNEG = 8 };
+
+/* m 2^e (m < 2^53, e >= GD_EXACT_EMIN), with its sign, into digits (3 of them at most) */
+__device__ __forceinline__ void digits_add(unsigned long long *dig, uint64_t m, int e, bool neg)
+{
+    int off = e - GD_EXACT_EMIN, i = off >> 5, s = off & 31;
+    unsigned __int128 w = (unsigned __int128)m << s;
+    uint64_t d[3] = {(uint64_t)w & 0xffffffffu, (uint64_t)(w >> 32) & 0xffffffffu,
+                     (uint64_t)(w >> 64)};
+#pragma unroll
+    for (int j = 0; j < 3; j++)
+        if (d[j])
+            atomicAdd(dig + i + j, neg ? (unsigned long long)(-(int64_t)d[j]) : d[j]);
+}
+
+/* a finite double's m 2^e */
+__device__ __forceinline__ uint64_t split(double v, int *e)
+{
+    uint64_t b = (uint64_t)__double_as_longlong(v);
+    int E = (int)((b >> 52) & 0x7ff);
+    *e = (E ? E : 1) - 1075;
+    return (b & (((uint64_t)1 << 52) - 1)) | ((uint64_t)(E != 0) << 52);
+}
+
+__device__ __forceinline__ void flush(unsigned long long *dig, double v)
+{
+    if (v != 0) {
+        int e;
+        uint64_t m = split(v, &e);
+        digits_add(dig, m, e, v < 0);
+    }
+}
+
+/* any other product: zeros (their sign), Inf, NaN, and those past the fast path's range
+ * as the exact 106-bit product of their significands */
+__device__ __noinline__ void slow_prod(unsigned long long *dig, double x, double y, int *flags)
+{
+    bool neg = signbit(x) != signbit(y);
+    if (isnan(x) || isnan(y) || (isinf(x) && y == 0) || (isinf(y) && x == 0)) {
+        *flags |= F_NAN;
+    } else if (isinf(x) || isinf(y)) {
+        *flags |= neg ? F_NINF : F_PINF;
+    } else if (x == 0 || y == 0) {
+        if (!neg)
+            *flags |= F_NONNEG;
+    } else {
+        *flags |= F_NONNEG;
+        int ex, ey;
+        uint64_t mx = split(x, &ex), my = split(y, &ey);
+        unsigned __int128 m = (unsigned __int128)mx * my;
+        digits_add(dig, (uint64_t)m & (((uint64_t)1 << 53) - 1), ex + ey, neg);
+        digits_add(dig, (uint64_t)(m >> 53), ex + ey + 53, neg);
+    }
+}
+
+/* v into the slots by TwoSum; what is left after the last, into the digits */
+template <int S>
+__device__ __forceinline__ void expand(double (&a)[S], double v, unsigned long long *dig)
+{
+#pragma unroll
+    for (int i = 0; i < S; i++) {
+        double s = a[i] + v, b = s - a[i];
+        v = (a[i] - (s - b)) + (v - b);
+        a[i] = s;
+    }
+    if (v != 0)
+        flush(dig, v);
+}
+
+/* Output o0 + blockIdx.y of a column-mode dot product (extents kx, ax of x and ky, ay of
+ * y): blockIdx.x's share of its run into digits[o] (GD_EXACT_LIMBS each) and flags[o]. */
+template <typename T, int S>
+__global__ void __launch_bounds__(kThreads)
+    exact_columns(const T *x, const T *y, int64_t nk, int64_t kx, int64_t ax, int64_t ky,
+                  int64_t ay, int64_t o0, unsigned long long *digits, int *flags)
+{
+    __shared__ unsigned long long wd[kWarps][GD_EXACT_LIMBS];
+    for (int i = threadIdx.x; i < kWarps * GD_EXACT_LIMBS; i += blockDim.x)
+        (&wd[0][0])[i] = 0;
+    __syncthreads();
+    int64_t o = o0 + blockIdx.y;
+    const T *xo = x + (ax > 1 ? o * kx : 0), *yo = y + (ay > 1 ? o * ky : 0);
+    int64_t sx = kx > 1, sy = ky > 1;
+    unsigned long long *dig = wd[threadIdx.x >> 5];
+    double a[S] = {};
+    int fl = 0;
+    int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nk; k += kAhead * step) {
+        double xv[kAhead], yv[kAhead];
+#pragma unroll
+        for (int u = 0; u < kAhead; u++) { /* the loads first, all in flight */
+            bool in = k + u * step < nk;
+            xv[u] = in ? (double)xo[(k + u * step) * sx] : 0;
+            yv[u] = in ? (double)yo[(k + u * step) * sy] : 0;
+        }
+#pragma unroll
+        for (int u = 0; u < kAhead; u++) {
+            if (k + u * step >= nk)
+                break;
+            double p = xv[u] * yv[u], ap = fabs(p);
+            if (ap >= kFastMin && ap <= kFastMax) {
+                fl |= F_NONNEG;
+                expand(a, p, dig);
+                if (sizeof(T) == 8) /* (a product of singles is exact in double) */
+                    expand(a, fma(xv[u], yv[u], -p), dig);
+            } else {
+                slow_prod(dig, xv[u], yv[u], &fl);
+            }
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < S; i++)
+        flush(dig, a[i]);
+    int any = 0;
+    for (int b = 1; b <= F_NONNEG; b <<= 1)
+        any |= __syncthreads_or(fl & b) ? b : 0;
+    if (threadIdx.x == 0 && any)
+        atomicOr(flags + o, any);
+    for (int i = threadIdx.x; i < GD_EXACT_LIMBS; i += blockDim.x) {
+        unsigned long long s = 0;
+        for (int w = 0; w < kWarps; w++)
+            s += wd[w][i];
+        if (s)
+            atomicAdd(digits + o * GD_EXACT_LIMBS + i, s);
+    }
+}
+
+/* whether the device kernel takes r: real dot products of device data along columns */
+static bool on_device(const gpudot_dot_req *r)
+{
+    return r->op == GPUDOT_OP_DOT && !r->cx && !r->cy && r->nb == 1 && r->x_dev && r->y_dev &&
+           !r->xs && !r->ys && r->nk <= (int64_t)E->target_blocks * kThreads * kPerThread;
+}
+
+/* output o's digits and flags as the host core's sum a, rounded into out */
+static void round_out(const gpudot_dot_req *r, int64_t o, const int64_t *dig, int fl, gd_exact *a)
+{
+    int single = (r->type == GPUDOT_F32) != (r->out_other != 0);
+    gd_exact_init(a);
+    memcpy(a->limb, dig, sizeof a->limb);
+    a->count = r->nk;
+    a->nan = (fl & F_NAN) != 0;
+    a->pinf = (fl & F_PINF) != 0;
+    a->ninf = (fl & F_NINF) != 0;
+    a->not_negzero = (fl & F_NONNEG) != 0;
+    if (single)
+        ((float *)r->out)[o] = gd_exact_round_f(a);
+    else
+        ((double *)r->out)[o] = gd_exact_round_d(a);
+}
+
+static gpudot_status device_dot(const gpudot_dot_req *r)
+{
+    int64_t g = r->na < kGroup ? r->na : kGroup;
+    size_t db = (size_t)g * GD_EXACT_LIMBS * 8, fb = (size_t)g * sizeof(int);
+    gpudot_status st = buf_need(E->exact, db + fb, "cudaMalloc (exact)");
+    if (st != GPUDOT_OK)
+        return st;
+    unsigned long long *dig = (unsigned long long *)E->exact.p;
+    int *flags = (int *)((char *)E->exact.p + db);
+    int64_t *hd = (int64_t *)malloc(db);
+    int *hf = (int *)malloc(fb);
+    if (!hd || !hf) {
+        free(hd), free(hf);
+        return GPUDOT_OUT_OF_MEMORY;
+    }
+    /* one wave of the blocks a SM holds at once, shared by the launch's outputs */
+    int occ = 0;
+    if (r->type == GPUDOT_F32)
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, exact_columns<float, kSlotsF>, kThreads,
+                                                      0);
+    else
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, exact_columns<double, kSlotsD>,
+                                                      kThreads, 0);
+
+    int64_t wave = (int64_t)(occ > 0 ? occ : 1) * E->prop.multiProcessorCount;
+    int64_t per = (r->nk + kThreads - 1) / kThreads; /* blocks a run could use */
+    int64_t bx = wave / g > 1 ? wave / g : 1;
+    bx = bx < per ? bx : (per > 0 ? per : 1);
+    while (bx * kThreads * kPerThread < r->nk)
+        bx *= 2;
+    for (int64_t o0 = 0; o0 < r->na && st == GPUDOT_OK; o0 += g) {
+        int64_t n = r->na - o0 < g ? r->na - o0 : g;
+        CKS(cudaMemsetAsync(E->exact.p, 0, db + fb, E->stream), "cudaMemset (exact)");
+        if (st != GPUDOT_OK)
+            break;
+        dim3 grid((unsigned)bx, (unsigned)n);
+        if (r->type == GPUDOT_F32)
+            exact_columns<float, kSlotsF><<<grid, kThreads, 0, E->stream>>>(
+                (const float *)r->x, (const float *)r->y, r->nk, r->kx, r->ax, r->ky, r->ay, o0,
+                dig - o0 * GD_EXACT_LIMBS, flags - o0);
+        else
+            exact_columns<double, kSlotsD><<<grid, kThreads, 0, E->stream>>>(
+                (const double *)r->x, (const double *)r->y, r->nk, r->kx, r->ax, r->ky, r->ay, o0,
+                dig - o0 * GD_EXACT_LIMBS, flags - o0);
+        CKS(cudaGetLastError(), "exact kernel");
+        CKS(cudaMemcpyAsync(hd, dig, (size_t)n * GD_EXACT_LIMBS * 8, cudaMemcpyDeviceToHost,
+                            E->stream),
+            "cudaMemcpy (exact)");
+        CKS(cudaMemcpyAsync(hf, flags, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost, E->stream),
+            "cudaMemcpy (exact)");
+        CKS(cudaStreamSynchronize(E->stream), "exact kernel");
+        gd_exact a;
+        for (int64_t i = 0; i < n && st == GPUDOT_OK; i++)
+            round_out(r, o0 + i, hd + i * GD_EXACT_LIMBS, hf[i], &a);
+    }
+    free(hd);
+    free(hf);
+    return st;
+}
 
 /* operand of bx x kx x ax elements (es bytes each) on the host: itself, or a copy (*tmp)
  * of device memory or of the shards of several GPUs */
@@ -28,12 +263,17 @@ static gpudot_status to_host(const void *p, int dev, const gpudot_sharded *s, si
 
 gpudot_status exact_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
 {
+    gpudot_status st = gpudot_check_req(r);
+    if (st != GPUDOT_OK || r->nb == 0 || r->na == 0)
+        return st;
+    if (on_device(r) && (st = probe()) == GPUDOT_OK)
+        return device_dot(r);
     gpudot_dot_req q = *r;
     size_t es = (r->type == GPUDOT_F32 ? 4 : 8);
     int has_y = r->op != GPUDOT_OP_NORM;
     void *tx = nullptr, *ty = nullptr;
-    gpudot_status st = to_host(r->x, r->x_dev, r->xs, (size_t)(r->bx * r->kx * r->ax),
-                               es * (r->cx ? 2 : 1), &q.x, &tx);
+    st = to_host(r->x, r->x_dev, r->xs, (size_t)(r->bx * r->kx * r->ax), es * (r->cx ? 2 : 1), &q.x,
+                 &tx);
     if (st == GPUDOT_OK && has_y)
         st = to_host(r->y, r->y_dev, r->ys, (size_t)(r->by * r->ky * r->ay), es * (r->cy ? 2 : 1),
                      &q.y, &ty);

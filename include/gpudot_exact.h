@@ -15,8 +15,10 @@
 extern "C" {
 #endif
 
-/* 2^-2272 .. 2^2208 in base-2^32 digits: every product of two doubles and 2^63 of them */
+/* 2^-2272 .. 2^2208 in base-2^32 digits: every product of two doubles and 2^63 of them;
+ * limb i is 2^(32 i + GD_EXACT_EMIN) (the GPU's digits are laid out alike) */
 #define GD_EXACT_LIMBS 140
+#define GD_EXACT_EMIN (-32 * 71)
 /* additions between normalisations: digits stay below 2^63 */
 #define GD_EXACT_RENORM (1 << 29)
 /* The fast stage: doubles' bits 2^-1074 .. 2^1024 (and carries) in base-2^32 digits */

@@ -48,8 +48,13 @@
 %!     X = [x(:), x(p)(:)];  Y = [y(:), y(p)(:)];
 %!     got = [gdot(x, y, o{:}), gdot(x(p)', y(p)', o{:}), gdot(X, Y, 1, o{:}), ...
 %!            gdot(X.', Y.', 2, o{:}).', real(gdot (complex (x, 1), y, o{:}))];
-%!     if (strcmp (dev{1}, "gpu"))
-%!       got = [got, gather(gdot (garray (x), garray (y), "accum", "exact"))];
+%!     if (strcmp (dev{1}, "gpu"))     # the device kernel (columns), the host's (rows)
+%!       got = [got, gather(gdot (garray (x), garray (y), "accum", "exact")), ...
+%!              gather(gdot (garray (X), garray (Y), 1, "accum", "exact")), ...
+%!              gather(gdot (garray (X.'), garray (Y.'), 2, "accum", "exact")).'];
+%!       if (cls == "s")   # a double garray beside single data: rounded once, into single
+%!         got = [got, gdot(garray (double (x)), y, "accum", "exact")];
+%!       endif
 %!     endif
 %!     assert (isequal (bits (got), repmat (bits (want), 1, numel (got))), ...
 %!             "case %d (%s, n = %d, %s): %.17g, want %.17g", c, cls, n, dev{1}, got(1), want);
@@ -115,6 +120,17 @@
 %!   xs = single (x / 2^300 * 2^10);  ys = single (y / 2^300 * 2^10);
 %!   assert (bits (gdot (xs, ys, o{:})), bits (__gpudot__ ("exact_dot", xs, ys)));
 %! endfor
+%! if (gpudot_gpu_available ())    # the device kernel: spans past its fast range, columns
+%!   xw = x .* 2 .^ randi ([-700 700], n, 1);  yw = y .* 2 .^ randi ([-700 700], n, 1);
+%!   xw(1:1000:end) = 0;  yw(7) = -0;  xw(9) = 2^-1074;
+%!   G = garray ([x, xw, x]);  H = garray ([y, yw, -y]);
+%!   want = [want, __gpudot__("exact_dot", xw, yw), -want];
+%!   assert (bits (gather (gdot (G, H, "accum", "exact"))), bits (want));
+%!   assert (bits (gather (gdot (G, garray (y), "accum", "exact"))), ...
+%!           bits (arrayfun (@(j) __gpudot__ ("exact_dot", gather (G(:, j)), y), 1:3)));
+%!   assert (bits (gather (gdot (garray (xs), garray (ys), "accum", "exact"))), ...
+%!           bits (__gpudot__ ("exact_dot", xs, ys)));
+%! endif
 
 %!test
 %! ## integers (past the gateway's pieces of 2^22), sparse, broadcast and mixed classes
@@ -159,6 +175,18 @@
 %! assert (gnorm ([1 -3 2], -Inf, o{:}), 1);
 %! assert (gnorm ([1 0 2], 0, o{:}), 2);
 %! assert (gnorm (single ([3 4]), o{:}), single (5));
+%! if (gpudot_gpu_available ())    # the device kernel's IEEE cases
+%!   g = @(a, b) gather (gdot (garray (a), garray (b), o{:}));
+%!   assert (g ([1e200 1e200 3], [1e200 -1e200 0.5]), 1.5);
+%!   assert (isnan (g ([Inf 1], [0 1])) && isnan (g ([Inf -Inf], [1 1])) && isnan (g ([NaN 1], [1 1])));
+%!   assert (g ([Inf 1e308], [1 1e308]), Inf);
+%!   assert (g ([-Inf 1], [1 1]), -Inf);
+%!   assert (signbit (g ([-0 0], [1 -1])) && ! signbit (g ([1 -1], [1 1])) && ! signbit (g ([0 -0], [1 -1])));
+%!   assert (g ([realmax realmax -realmax], [1 1 1]), realmax);
+%!   assert (g (2^-1074, 0.75), 2^-1074);
+%!   assert (g ([1e-200 1e-200], [1e-200 -1e-200]), 0);
+%!   assert (g (single ([1 2^-24 2^-60]), single ([1 1 1])), single (1 + 2^-23));
+%! endif
 
 %!error <"exact" takes P = 1, 2, Inf> gnorm ([1 2], 3, "accum", "exact")
 %!error <"exact" takes P = 1, 2, Inf> gnorm (sparse ([1 2]), -1, "accum", "exact")
