@@ -218,9 +218,13 @@ static void column_exact(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j,
         take(x, rx == r, &kx, r, j, &xr, &xi);
         take(y, ry == r, &ky, r, j, &yr, &yi);
         exact_dot_add(a, xr, xi, yr, yi, cx, cy);
-        if (op == GPUDOT_OP_COS) {
-            exact_dot_add(&a[2], xr, xi, xr, xi, cx, cx);
-            exact_dot_add(&a[3], yr, yi, yr, yi, cy, cy);
+        if (op == GPUDOT_OP_COS) { /* |x|^2 and |y|^2: the parts' squares */
+            gd_exact_add_prod(&a[2], xr, xr);
+            gd_exact_add_prod(&a[3], yr, yr);
+            if (cx)
+                gd_exact_add_prod(&a[2], xi, xi);
+            if (cy)
+                gd_exact_add_prod(&a[3], yi, yi);
         }
         seen++;
     }

@@ -92,10 +92,17 @@ function check_dot (x, y, dimargs, accum, device, exact, got)
   ## exact sum's rounding, +-Inf, which the GPU's order can give; the sum of the operands
   ## scaled by 2^-600 each tells the exact sum's sign
   if (any (bad(:)))
-    refs = reshape (sum (conj (xd * 2^-600) .* (yd * 2^-600), dim), size (got)) * 2^600 * 2^600;
+    sc = reshape (sum (conj (xd * 2^-600) .* (yd * 2^-600), dim), size (got));
+    refs = sc * 2^600 * 2^600;
+    ## "exact" gives the finite sum itself where it is one: held to the scaled reference
+    magsc = reshape (sum (abs_parts (xd * 2^-600) .* abs_parts (yd * 2^-600), dim), size (got));
     for part = {@real, @imag}
       g = part{1} (double (got));  rr = part{1} (ref);  rs = part{1} (refs);
       bad &= ! (isnan (rr) & isinf (rs) & g == rs);
+      if (strcmp (accum, "exact"))
+        bad &= ! (isnan (rr) & isfinite (g)
+                  & abs (g * 2^-600 * 2^-600 - part{1} (sc)) <= (2 * n + 2) * ud * magsc + 2^-1074);
+      endif
     endfor
   endif
   tol = tmag + urel * abs (ref);

@@ -151,8 +151,10 @@ function desc = case_reduce (fn, devices)
            desc, types_ok, dim_ok, opts_ok, p_ok, sizes_ok);
   endif
 
+  x0 = x;  y0 = y;                    # (as called: "exact" calls them again reversed)
   ## an integer operand makes the result double (gdot's rule): the reference is double;
   ## beside a single garray the computation is single's (the result rounded to single)
+  got0 = got;
   if ((isinteger (x) || isinteger (y))
       && ((isa (xx, "garray") && isa (x, "single")) || (isa (yy, "garray") && isa (y, "single"))))
     x = single (x);  y = single (y);
@@ -177,7 +179,7 @@ function desc = case_reduce (fn, devices)
     error ("%s: %s", desc, err.message);
   end_try_catch
   if (strcmp (accum, "exact"))
-    exact_reversed (fn, x, y, xx, yy, pargs, dimargs, opts, got, desc);
+    exact_reversed (fn, x0, y0, xx, yy, pargs, dimargs, opts, got0, desc);
   endif
 endfunction
 
