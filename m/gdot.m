@@ -46,7 +46,7 @@
 ## "accum", "exact")} is 1.5; subnormal results correctly rounded; Inf only where the
 ## rounded result overflows), the same bits on every engine, device and order of the
 ## terms.  Its cost: on the GPU, real garrays along columns 1.06x a native call's time
-## for doubles (1.3x for singles; 3.8x where the products span most of the exponent
+## for doubles (1.4x for singles; 3.8x where the products span most of the exponent
 ## range) at 2^28 elements on an H100; other calls on garrays (complex, rows) are summed
 ## on the host; on the CPU engine 5-8x @code{"double"} (2^24 doubles, 2 and 16 cores).
 ## @item "device"
