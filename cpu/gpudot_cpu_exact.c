@@ -41,9 +41,10 @@ typedef struct {
     int64_t ntasks;
 } xjob;
 
+/* the sums an output needs (a real dot product: 1) */
 static int nacc(const gpudot_dot_req *r)
 {
-    return r->op == GPUDOT_OP_COS ? 4 : r->op == GPUDOT_OP_DOT ? 2 : 1;
+    return r->op == GPUDOT_OP_COS ? 4 : r->op == GPUDOT_OP_DOT && (r->cx || r->cy) ? 2 : 1;
 }
 
 static void xacc_init(const gpudot_dot_req *r, xacc *u)
@@ -148,7 +149,8 @@ static void finish(const gpudot_dot_req *r, int64_t o, const xacc *u)
     double re = 0, im = 0;
     if (r->op == GPUDOT_OP_DOT) {
         re = single ? gd_exact_round_f(&u->a[0]) : gd_exact_round_d(&u->a[0]);
-        im = single ? gd_exact_round_f(&u->a[1]) : gd_exact_round_d(&u->a[1]);
+        if (cplx)
+            im = single ? gd_exact_round_f(&u->a[1]) : gd_exact_round_d(&u->a[1]);
     } else if (r->op == GPUDOT_OP_NORM) {
         re = r->pk == GD_P_TWO ? gd_exact_sqrt(&u->a[0], single)
              : r->pk == GD_P_ONE
