@@ -81,6 +81,15 @@
 %!   assert (isequal (bits (e (xs, ys)), want), "trial %d (single)", t);
 %!   assert (isequal (bits (e (xs, ys, randi (n))), want), "trial %d (single)", t);
 %! endfor
+%! ## the bulk loops' lanes (blocks of 8 through expansions on AVX-512 CPUs): subnormal
+%! ## factors of products in their window, products at its edges, a slow one mid-block,
+%! ## and sums near the overflow bound, against the whole-range path
+%! x = [repmat(2^-1070, 1, 16), repmat(2^995, 1, 8), repmat(2^-500, 1, 8), 3, 2^996, -1];
+%! y = [repmat(2^110, 1, 16), repmat(-2^4, 1, 8), repmat(2^-468, 1, 8), 1, 1, 2^-1074];
+%! x = [x, repmat(1 + 2^-52, 1, 8 * 300)];  y = [y, repmat(2^1000 * (1 - 2^-53), 1, 8 * 300)];
+%! y(1, 40:8:end) = -y(1, 40:8:end);
+%! assert (isequal (bits (e (x, y)), bits (e (x, y, 0, 1))));
+%! assert (isequal (bits (e (x(end:-1:1), y(end:-1:1))), bits (e (x, y, 0, 1))));
 %! ## 4 10^4 terms of 53 bits into one chunk pair, the most each can take (its carries)
 %! x = repmat ((2^53 - 1) * 2^13, 1, 20000);
 %! y = ones (1, 20000);
