@@ -153,9 +153,10 @@ function desc = case_reduce (fn, devices)
 
   x0 = x;  y0 = y;                    # (as called: "exact" calls them again reversed)
   ## an integer operand makes the result double (gdot's rule): the reference is double;
-  ## beside a single garray the computation is single's (the result rounded to single)
+  ## beside a single garray on the GPU the computation is single's (the result rounded to
+  ## single; a garray held on the host where no GPU is usable is host data)
   got0 = got;
-  if ((isinteger (x) || isinteger (y))
+  if ((isinteger (x) || isinteger (y)) && gpudot_gpu_available ()
       && ((isa (xx, "garray") && isa (x, "single")) || (isa (yy, "garray") && isa (y, "single"))))
     x = single (x);  y = single (y);
     got = single (got);
