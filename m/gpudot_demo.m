@@ -18,7 +18,8 @@
 ## the pinned staging ring, and on a @code{garray}.
 ## @item "accuracy"
 ## Relative error against n of @code{gdot}'s @code{"native"}, @code{"double"} and
-## @code{"compensated"} accumulation and of Octave's @code{dot}, single and double.
+## @code{"compensated"} accumulation and of Octave's @code{dot}, single and double, and
+## two sums only @code{"exact"} gets right.
 ## @item "overflow"
 ## @code{gnorm} against @code{norm} and @code{vecnorm} on vectors scaled from the
 ## subnormal range to the overflow threshold.
@@ -197,6 +198,16 @@ function T = demo_accuracy (outdir, full, where)
     printf ("one float accumulator on the GPU (the atomic ladder kernel): %d\n",
             gdot (x, x, "kernel", "atomic", "accum", "native"));
   endif
+  ## past twice double's precision, and past the double range: "exact" rounds once
+  a = [2^100 1 2^-60 -2^100 -1];
+  printf ("\nsum of [2^100 1 2^-60 -2^100 -1] (exactly 2^-60 = %.6g):\n", 2^-60);
+  printf ("  dot %.6g, gdot double %.6g, compensated %.6g, exact %.6g\n", dot (a, ones (1, 5)),
+          gdot (a, ones (1, 5)), gdot (a, ones (1, 5), "accum", "compensated"),
+          gdot (a, ones (1, 5), "accum", "exact"));
+  b = [1e200 1e200 3];  c = [1e200 -1e200 0.5];
+  printf ("[1e200 1e200 3] . [1e200 -1e200 0.5] (exactly 1.5):\n");
+  printf ("  dot %g, gdot double %g, compensated %g, exact %g\n", dot (b, c), gdot (b, c),
+          gdot (b, c, "accum", "compensated"), gdot (b, c, "accum", "exact"));
   E = reshape ([T.err], numel (names), []);
   E(E == 0) = 1e-18;   # exact results, drawn at the bottom of the log axis
   s = struct ("name", names, "x", {[T.n]}, "y", num2cell (E, 2)');
