@@ -49,6 +49,18 @@ gpudot_status gpudot_check_req(const gpudot_dot_req *r)
     return GPUDOT_OK;
 }
 
+void gpudot_run_start(const gpudot_dot_req *r, int64_t o, size_t esx, size_t esy, const char **x,
+                      const char **y)
+{
+    int64_t i = o % r->nb, a = o / r->nb;
+    *x = (const char *)r->x +
+         (size_t)((r->ax > 1 ? a : 0) * r->bx * r->kx + (r->bx > 1 ? i : 0)) * esx;
+    *y = r->op != GPUDOT_OP_NORM
+             ? (const char *)r->y +
+                   (size_t)((r->ay > 1 ? a : 0) * r->by * r->ky + (r->by > 1 ? i : 0)) * esy
+             : NULL;
+}
+
 /* Shard i of nd takes units [i u / nd, (i + 1) u / nd): as even as whole units allow. */
 void gpudot_shard_layout(gpudot_sharded *L, int64_t k, int64_t a, int vector, int64_t q,
                          const int *devs, int nd)

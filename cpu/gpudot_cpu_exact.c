@@ -179,17 +179,10 @@ static void finish(const gpudot_dot_req *r, int64_t o, const xacc *u)
     }
 }
 
-/* where output o = (i, a)'s runs start */
+/* where output o's runs start */
 static void run_start(const xjob *j, int64_t o, const char **x, const char **y)
 {
-    const gpudot_dot_req *r = j->r;
-    int64_t i = o % r->nb, a = o / r->nb;
-    *x = (const char *)r->x +
-         (size_t)((r->ax > 1 ? a : 0) * r->bx * r->kx + (r->bx > 1 ? i : 0)) * j->esx;
-    *y = r->op != GPUDOT_OP_NORM
-             ? (const char *)r->y +
-                   (size_t)((r->ay > 1 ? a : 0) * r->by * r->ky + (r->by > 1 ? i : 0)) * j->esy
-             : NULL;
+    gpudot_run_start(j->r, o, j->esx, j->esy, x, y);
 }
 
 static void outputs_task(void *ctx, int64_t t)

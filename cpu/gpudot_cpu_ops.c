@@ -233,17 +233,10 @@ typedef struct {
     acc_u *part;
 } reduce_job;
 
-/* Where the runs of output o = (i, a) start in x and y (y NULL for a norm). */
+/* where output o's runs start */
 static void run_start(const reduce_job *j, int64_t o, const char **x, const char **y)
 {
-    const gpudot_dot_req *r = j->r;
-    int64_t i = o % r->nb, a = o / r->nb;
-    *x = (const char *)r->x +
-         (size_t)((r->ax > 1 ? a : 0) * r->bx * r->kx + (r->bx > 1 ? i : 0)) * j->esx;
-    *y = r->op != GPUDOT_OP_NORM
-             ? (const char *)r->y +
-                   (size_t)((r->ay > 1 ? a : 0) * r->by * r->ky + (r->by > 1 ? i : 0)) * j->esy
-             : NULL;
+    gpudot_run_start(j->r, o, j->esx, j->esy, x, y);
 }
 
 /* Output o from its whole run, on the calling thread. */

@@ -45,6 +45,10 @@ int gpudot_workers(int64_t work, int64_t per_thread, int64_t units);
 void gpudot_comp_d(const double *x, const double *y, int64_t n, double *sum, double *comp);
 void gpudot_comp_f(const float *x, const float *y, int64_t n, double *sum, double *comp);
 
+/* Where the runs of output o = (i, a) of r start in x and y (y NULL for a norm); esx, esy:
+ * an element's bytes (cpu/gpudot_common.c) */
+void gpudot_run_start(const gpudot_dot_req *r, int64_t o, size_t esx, size_t esy, const char **x,
+                      const char **y);
 /* The CPU engine's "exact" mode (cpu/gpudot_cpu_exact.c): any op and shape, host data;
  * norms take p = 1, 2, Inf, -Inf and 0 (others: BAD_OPTION). */
 gpudot_status gpudot_cpu_exact(const gpudot_dot_req *r, gpudot_poll_fn poll);

@@ -60,6 +60,37 @@ static void take(const sp_op *o, int here, mwIndex *k, mwSize r, mwSize j, doubl
     (*k)++;
 }
 
+/* The walk over the rows of column j stored in either operand, in order (a full operand
+ * stores every row): each step gives the row's values, 0 in an operand that does not
+ * store it, and which operands do. */
+typedef struct {
+    const sp_op *x, *y;
+    mwSize j, rows;
+    mwIndex kx, ex, ky, ey;
+} walk_t;
+
+static void walk_init(walk_t *w, const sp_op *x, const sp_op *y, mwSize j)
+{
+    w->x = x, w->y = y, w->j = j, w->rows = x->rows;
+    w->kx = x->sparse ? x->jc[j] : 0, w->ex = x->sparse ? x->jc[j + 1] : x->rows;
+    w->ky = y->sparse ? y->jc[j] : 0, w->ey = y->sparse ? y->jc[j + 1] : x->rows;
+}
+
+static int walk_next(walk_t *w, double *xr, double *xi, double *yr, double *yi, int *in_x,
+                     int *in_y)
+{
+    if (w->kx >= w->ex && w->ky >= w->ey)
+        return 0;
+    const sp_op *x = w->x, *y = w->y;
+    mwSize rx = w->kx < w->ex ? (x->sparse ? x->ir[w->kx] : w->kx) : w->rows;
+    mwSize ry = w->ky < w->ey ? (y->sparse ? y->ir[w->ky] : w->ky) : w->rows;
+    mwSize r = rx < ry ? rx : ry;
+    *in_x = rx == r, *in_y = ry == r;
+    take(x, *in_x, &w->kx, r, w->j, xr, xi);
+    take(y, *in_y, &w->ky, r, w->j, yr, yi);
+    return 1;
+}
+
 /* s += conj(x) y (real and imaginary sums, compensated where comp); a real operand has no
  * imaginary part to multiply (0 * NaN would make NaN where Octave's mixed product has none) */
 static void dot_add(double *s, double *c, double xr, double xi, double yr, double yi, int cx,
@@ -124,22 +155,17 @@ static void column_fast(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j, 
     /* walk the rows stored in either operand in order (a full operand stores every row);
      * a dot product adds the rows where both are stored; where only one is, the product
      * is 0 unless that element is Inf or NaN (0 * Inf is NaN, as for full operands) */
-    int nf_re = 0, nf_im = 0;
-    mwIndex kx = x->sparse ? x->jc[j] : 0, ex = x->sparse ? x->jc[j + 1] : rows;
-    mwIndex ky = y->sparse ? y->jc[j] : 0, ey = y->sparse ? y->jc[j + 1] : rows;
-    while (kx < ex || ky < ey) {
-        mwSize rx = kx < ex ? (x->sparse ? x->ir[kx] : kx) : rows;
-        mwSize ry = ky < ey ? (y->sparse ? y->ir[ky] : ky) : rows;
-        mwSize r = rx < ry ? rx : ry;
-        take(x, rx == r, &kx, r, j, &xr, &xi);
-        take(y, ry == r, &ky, r, j, &yr, &yi);
+    int nf_re = 0, nf_im = 0, in_x, in_y;
+    walk_t w;
+    walk_init(&w, x, y, j);
+    while (walk_next(&w, &xr, &xi, &yr, &yi, &in_x, &in_y)) {
         if (cos)
             gd_cos_add_d(&a, xr, xi, yr, yi, cx, cy, comp, fast);
-        else if (rx == r && ry == r)
+        else if (in_x && in_y)
             dot_add(s, c, xr, xi, yr, yi, cx, cy, comp);
         else { /* one side an implicit 0 (complex where that operand is): as dot_add */
-            double vr = rx == r ? xr : yr, vi = rx == r ? xi : yi;
-            int cv = rx == r ? cx : cy, cz = rx == r ? cy : cx;
+            double vr = in_x ? xr : yr, vi = in_x ? xi : yi;
+            int cv = in_x ? cx : cy, cz = in_x ? cy : cx;
             nf_re |= !isfinite(vr) || (cv && cz && !isfinite(vi));
             nf_im |= (cv && !isfinite(vi)) || (cz && !isfinite(vr));
         }
@@ -207,16 +233,11 @@ static void column_exact(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j,
                                   : ext;
         return;
     }
-    int cx = x->cplx, cy = y->cplx;
-    mwSize rows = x->rows, seen = 0;
-    mwIndex kx = x->sparse ? x->jc[j] : 0, ex = x->sparse ? x->jc[j + 1] : rows;
-    mwIndex ky = y->sparse ? y->jc[j] : 0, ey = y->sparse ? y->jc[j + 1] : rows;
-    while (kx < ex || ky < ey) {
-        mwSize rx = kx < ex ? (x->sparse ? x->ir[kx] : kx) : rows;
-        mwSize ry = ky < ey ? (y->sparse ? y->ir[ky] : ky) : rows;
-        mwSize r = rx < ry ? rx : ry;
-        take(x, rx == r, &kx, r, j, &xr, &xi);
-        take(y, ry == r, &ky, r, j, &yr, &yi);
+    int cx = x->cplx, cy = y->cplx, in_x, in_y;
+    mwSize seen = 0;
+    walk_t w;
+    walk_init(&w, x, y, j);
+    while (walk_next(&w, &xr, &xi, &yr, &yi, &in_x, &in_y)) {
         exact_dot_add(a, xr, xi, yr, yi, cx, cy);
         if (op == GPUDOT_OP_COS) { /* |x|^2 and |y|^2: the parts' squares */
             gd_exact_add_prod(&a[2], xr, xr);
@@ -228,7 +249,7 @@ static void column_exact(gpudot_op op, const sp_op *x, const sp_op *y, mwSize j,
         }
         seen++;
     }
-    if (seen < rows) /* (a +0 product: the rows neither stores) */
+    if (seen < x->rows) /* (a +0 product: the rows neither stores) */
         gd_exact_add_prod(&a[0], 0.0, 0.0);
     if (op == GPUDOT_OP_COS) {
         gd_exact_cos(&a[0], cx || cy ? &a[1] : NULL, &a[2], &a[3], 0, &out[0], &out[1]);

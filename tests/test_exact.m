@@ -4,14 +4,6 @@
 ## to double first would get wrong, subnormal and overflowing results; each case in its
 ## order, reversed, permuted and in chunks merged, bit for bit.  Then IEEE's cases.
 
-%!function v = from_hex (h, cls)
-%!  if (cls == "s")
-%!    v = typecast (uint32 (hex2dec (h)), "single");
-%!  else
-%!    v = typecast (uint64 (hex2dec (h(1:8))) * 2^32 + uint64 (hex2dec (h(9:16))), "double");
-%!  endif
-%!endfunction
-
 %!test
 %! f = fopen (fullfile (fileparts (which ("test_exact")), "exact_cases.txt"));
 %! lines = {};
@@ -25,7 +17,7 @@
 %!   w = strsplit (lines{c});
 %!   cls = w{1};
 %!   n = str2double (w{2});
-%!   v = cellfun (@(h) from_hex (h, cls), w(3:end));
+%!   v = cellfun (@(h) hex_value (h, cls), w(3:end));
 %!   x = v(1:n);  y = v(n+1:2*n);  want = v(end);
 %!   p = randperm (n);
 %!   got = [__gpudot__("exact_dot", x, y), __gpudot__("exact_dot", x(end:-1:1), y(end:-1:1)), ...

@@ -5,20 +5,12 @@
 ## garrays, bit for bit (cosines: within an ulp); then long runs over the pool's threads,
 ## integer, sparse and broadcast operands, and the errors.
 
-%!function v = from_hex (h, cls)
-%!  if (cls == "s")
-%!    v = typecast (uint32 (hex2dec (h)), "single");
-%!  else
-%!    v = typecast (uint64 (hex2dec (h(1:8))) * 2^32 + uint64 (hex2dec (h(9:16))), "double");
-%!  endif
-%!endfunction
-
 %!function c = read_cases (name)
 %!  f = fopen (fullfile (fileparts (which ("test_exact_mode")), name));
 %!  c = {};
 %!  while (ischar (l = fgetl (f)))
 %!    w = strsplit (l);
-%!    c{end+1} = {w{1}, str2double(w{2}), cellfun(@(h) from_hex (h, w{1}), w(3:end))};
+%!    c{end+1} = {w{1}, str2double(w{2}), cellfun(@(h) hex_value (h, w{1}), w(3:end))};
 %!  endwhile
 %!  fclose (f);
 %!endfunction
