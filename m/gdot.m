@@ -48,7 +48,8 @@
 ## terms.  Its cost: on the GPU, real garrays along columns 1.06x a native call's time
 ## for doubles (1.4x for singles; 3.8x where the products span most of the exponent
 ## range) at 2^28 elements on an H100; other calls on garrays (complex, rows) are summed
-## on the host; on the CPU engine 5-8x @code{"double"} (2^24 doubles, 2 and 16 cores).
+## on the host; on the CPU engine 3.2x @code{"double"} (4.3x for singles; 10^7 elements,
+## 2 cores).
 ## @item "device"
 ## @code{"auto"} (default): garrays on the GPU, host arrays on the CPU engine (copying host
 ## data to a GPU costs more than the CPU engine's whole reduction); without a usable GPU
