@@ -262,11 +262,6 @@ static int mode_of(const gpudot_dot_req *r)
     return M_PLAIN_D;
 }
 
-static size_t esize(const gpudot_dot_req *r, int cplx)
-{
-    return (r->type == GPUDOT_F32 ? sizeof(float) : sizeof(double)) * (cplx ? 2 : 1);
-}
-
 static const void *offset(const void *p, int64_t elems, size_t es)
 {
     return (const char *)p + (size_t)elems * es;
@@ -339,8 +334,8 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
 {
     column_job j = {.r = r,
                     .m = m,
-                    .esx = esize(r, r->cx),
-                    .esy = esize(r, r->cy),
+                    .esx = gpudot_esize(r, r->cx),
+                    .esy = gpudot_esize(r, r->cy),
                     .sx = r->kx > 1,
                     .sy = r->ky > 1};
     int64_t nchunks = r->nk > CHUNK ? (r->nk + CHUNK - 1) / CHUNK : 1;

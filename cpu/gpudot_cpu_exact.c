@@ -209,11 +209,6 @@ static void piece_task(void *ctx, int64_t t)
         sums(j, x, y, b, e, &j->part[t]);
 }
 
-static size_t esize(const gpudot_dot_req *r, int cplx)
-{
-    return (r->type == GPUDOT_F32 ? sizeof(float) : sizeof(double)) * (cplx ? 2 : 1);
-}
-
 gpudot_status gpudot_cpu_exact(const gpudot_dot_req *r, gpudot_poll_fn poll)
 {
     int has_y = r->op != GPUDOT_OP_NORM;
@@ -226,8 +221,8 @@ gpudot_status gpudot_cpu_exact(const gpudot_dot_req *r, gpudot_poll_fn poll)
         return gpudot_cpu_dot(&q, poll);
     }
     xjob j = {.r = r,
-              .esx = esize(r, r->cx),
-              .esy = has_y ? esize(r, r->cy) : 0,
+              .esx = gpudot_esize(r, r->cx),
+              .esy = has_y ? gpudot_esize(r, r->cy) : 0,
               .sx = r->kx > 1 ? r->bx : 0,
               .sy = has_y && r->ky > 1 ? r->by : 0};
     int64_t nout = r->nb * r->na;

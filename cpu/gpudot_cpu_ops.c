@@ -216,11 +216,6 @@ static void acc_write(const gpudot_dot_req *r, int kind, int64_t o, const acc_u 
     }
 }
 
-static size_t esize(const gpudot_dot_req *r, int cplx)
-{
-    return (r->type == GPUDOT_F32 ? sizeof(float) : sizeof(double)) * (cplx ? 2 : 1);
-}
-
 /* A call's work for the pool: outputs [o0 + per * t ...) whole, or chunk t of one output's
  * run starting at x, y; element sizes, and strides along k. */
 typedef struct {
@@ -274,8 +269,8 @@ static gpudot_status reduce_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     int has_y = r->op != GPUDOT_OP_NORM;
     reduce_job j = {.r = r,
                     .kind = kind,
-                    .esx = esize(r, r->cx),
-                    .esy = has_y ? esize(r, r->cy) : 0,
+                    .esx = gpudot_esize(r, r->cx),
+                    .esy = has_y ? gpudot_esize(r, r->cy) : 0,
                     .sx = r->kx > 1 ? r->bx : 0,
                     .sy = has_y && r->ky > 1 ? r->by : 0};
     int64_t nout = r->nb * r->na;

@@ -51,13 +51,19 @@ static inline void chunk_add(gd_exact *a, double v)
     a->chunk[i + 1] += (hi ^ sg) - sg;
 }
 
+/* terms more doubles in the chunks: their carries once they could overflow */
+static inline void chunks_pending(gd_exact *a, int terms)
+{
+    if ((a->cpending += terms) >= GD_EXACT_CHUNK_RENORM)
+        chunks_normalise(a);
+}
+
 /* a product's count, once its terms (terms of them) are in the chunks */
 static inline void chunks_counted(gd_exact *a, int terms)
 {
     a->not_negzero = 1;
     a->count++;
-    if ((a->cpending += terms) >= GD_EXACT_CHUNK_RENORM)
-        chunks_normalise(a);
+    chunks_pending(a, terms);
 }
 
 /* x * y where TwoProduct is exact (see above), else by the whole-range path */
@@ -133,8 +139,7 @@ static inline void add_prod_fast_f(gd_exact *a, float x, float y)
 static inline void chunk_spill(gd_exact *a, double v)
 {
     chunk_add(a, v);
-    if (++a->cpending >= GD_EXACT_CHUNK_RENORM)
-        chunks_normalise(a);
+    chunks_pending(a, 1);
 }
 
 typedef double v8d __attribute__((vector_size(64)));

@@ -266,16 +266,17 @@ gpudot_status exact_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
     gpudot_status st = gpudot_check_req(r);
     if (st != GPUDOT_OK || r->nb == 0 || r->na == 0)
         return st;
-    if (on_device(r) && (st = probe()) == GPUDOT_OK)
+    if ((r->x_dev || r->y_dev || r->xs || r->ys) && (st = probe()) != GPUDOT_OK)
+        return st; /* (device data needs the device, on either path) */
+    if (on_device(r))
         return device_dot(r);
     gpudot_dot_req q = *r;
-    size_t es = (r->type == GPUDOT_F32 ? 4 : 8);
     int has_y = r->op != GPUDOT_OP_NORM;
     void *tx = nullptr, *ty = nullptr;
-    st = to_host(r->x, r->x_dev, r->xs, (size_t)(r->bx * r->kx * r->ax), es * (r->cx ? 2 : 1), &q.x,
-                 &tx);
+    st = to_host(r->x, r->x_dev, r->xs, (size_t)(r->bx * r->kx * r->ax), gpudot_esize(r, r->cx),
+                 &q.x, &tx);
     if (st == GPUDOT_OK && has_y)
-        st = to_host(r->y, r->y_dev, r->ys, (size_t)(r->by * r->ky * r->ay), es * (r->cy ? 2 : 1),
+        st = to_host(r->y, r->y_dev, r->ys, (size_t)(r->by * r->ky * r->ay), gpudot_esize(r, r->cy),
                      &q.y, &ty);
     q.x_dev = q.y_dev = 0;
     q.xs = q.ys = nullptr;

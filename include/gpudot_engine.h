@@ -45,6 +45,11 @@ int gpudot_workers(int64_t work, int64_t per_thread, int64_t units);
 void gpudot_comp_d(const double *x, const double *y, int64_t n, double *sum, double *comp);
 void gpudot_comp_f(const float *x, const float *y, int64_t n, double *sum, double *comp);
 
+/* Bytes of one element of r's class (two scalars where cplx) */
+static inline size_t gpudot_esize(const gpudot_dot_req *r, int cplx)
+{
+    return (r->type == GPUDOT_F32 ? sizeof(float) : sizeof(double)) * (cplx ? 2 : 1);
+}
 /* Where the runs of output o = (i, a) of r start in x and y (y NULL for a norm); esx, esy:
  * an element's bytes (cpu/gpudot_common.c) */
 void gpudot_run_start(const gpudot_dot_req *r, int64_t o, size_t esx, size_t esy, const char **x,
