@@ -93,8 +93,9 @@ static int64_t warp_columns(Args &p)
 }
 
 /* Grid shape for an nb x na output with runs of nk (vecs 16-byte vectors of the wider
- * operand); sets p.splits.  Split runs plan for at most split_per_sm blocks an SM. */
-Launch plan_launch(Args &p, int split_per_sm, int64_t vecs)
+ * operand); sets p.splits.  Split runs plan for at most split_per_sm blocks an SM; runs of
+ * kSplitMinRun and more split whatever the outputs where split_all is set (cosines). */
+Launch plan_launch(Args &p, int split_per_sm, int64_t vecs, int split_all)
 {
     Launch L;
     int64_t tb =
@@ -120,7 +121,7 @@ Launch plan_launch(Args &p, int split_per_sm, int64_t vecs)
             p.splits = 1;
             L.kind = 0;
             L.grid = dim3(1);
-        } else if (p.nk >= kSplitMinRun && p.na < tb / 2) {
+        } else if (p.nk >= kSplitMinRun && (p.na < tb / 2 || split_all)) {
             int64_t ts = (int64_t)E->prop.multiProcessorCount * split_per_sm;
             ts = ts < tb ? ts : tb;
             int64_t s = (ts + p.na - 1) / p.na;
@@ -191,13 +192,17 @@ gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void 
     while (p.lanes < 32 && 2 * p.lanes < vecs)
         p.lanes *= 2;
     p.batch = sub->op == GPUDOT_OP_COS; /* (warp_columns plans it) */
-    Launch L = plan_launch(p, sub->op == GPUDOT_OP_DOT ? kSplitBlocksPerSMDot : kBlocksPerSM, vecs);
+    Launch L = plan_launch(p, sub->op == GPUDOT_OP_DOT ? kSplitBlocksPerSMDot : kBlocksPerSM, vecs,
+                           sub->op == GPUDOT_OP_COS && kCosSplitAll);
     if (L.kind == 0 && (size_t)sub->nk * es >= (E->tile_from ? E->tile_from : kTileFromBytes))
         p.tiles = 1;
-    size_t nparts = L.kind == 0                   ? (size_t)L.grid.x
+    /* (a run of one block finishes it alone: no partials, no tickets) */
+    size_t nparts = L.kind == 0 && p.splits > 1   ? (size_t)L.grid.x
                     : L.kind == 2 && p.splits > 1 ? (size_t)L.grid.x * L.grid.y * kThreads
                                                   : 0;
-    size_t ntickets = L.kind == 0 ? (size_t)p.na : L.kind == 2 ? (size_t)L.grid.x : 0;
+    size_t ntickets = L.kind == 0 && p.splits > 1 ? (size_t)p.na
+                      : L.kind == 2               ? (size_t)L.grid.x
+                                                  : 0;
     gpudot_status st;
     if ((st = buf_need(E->partials, nparts * sizeof(State), "cudaMalloc (workspace)")))
         return st;

@@ -46,6 +46,12 @@ constexpr int64_t kWarpRounds = 2;
  * 768 x 10^6 singles 1.04 ms against gdot's 1.18 on the same data; columns_warp took 1.54
  * against 1.02 in another.) */
 constexpr int64_t kQueryMax = 4096;
+/* Cosines split runs of kSplitMinRun and more whatever the outputs (a block a run at
+ * least): their warp columns hold 24 warps an SM (80 registers), so 4096 x 4096 took 1.29
+ * waves; split, single 60.1 -> 48.3 us, double 108.7 -> 90.6 (H100 kernel_bench, one run;
+ * read ceiling 55.8 and 90.5).  64 x 2^21 (warp columns) stays at 91-95%: lanes 4 or 16
+ * and rounds 2 or 4 a warp were 1.5% faster at best, as gdot is there (90-93%). */
+constexpr bool kCosSplitAll = true;
 /* Each block of a split run takes at least this many elements (8 a thread). */
 constexpr int64_t kMinPerBlock = kThreads * 8;
 /* Dots plan split runs for 2 blocks an SM: single 2^24 94.8 -> 96.7% of the read ceiling
