@@ -129,7 +129,7 @@ static void gd(gpudot_op op, gpudot_type t, int cx, int cy, gpudot_accum acc, in
 
 /* "exact": the whole engine call (the device's digits, the host's rounding), its result
  * put where check_result reads it */
-static void gd_exact(gpudot_type t, const void *x, const void *y, int64_t n)
+static void exact_call(gpudot_type t, const void *x, const void *y, int64_t n)
 {
     gpudot_dot_req r;
     memset(&r, 0, sizeof r);
@@ -281,7 +281,7 @@ static void real_cases(VecCase &v)
             gd(GPUDOT_OP_COS, t, 0, 0, (gpudot_accum)a, 0, xs[s], ys[s], n, 1, 1, dres);
         });
     }
-    v.W("gdot_exact", 2.0 * bytes, [&](int s) { gd_exact(t, xs[s], ys[s], n); });
+    v.W("gdot_exact", 2.0 * bytes, [&](int s) { exact_call(t, xs[s], ys[s], n); });
     v.W("gdot_native_call", 2.0 * bytes, [&](int s) { native_call(t, xs[s], ys[s], n); });
 }
 
@@ -304,7 +304,7 @@ static void wide_cases(VecCase &v)
         }
     }
     CK(cudaDeviceSynchronize());
-    v.W("gdot_exact_wide", 2.0 * bytes, [&](int s) { gd_exact(t, xs[s], ys[s], n); });
+    v.W("gdot_exact_wide", 2.0 * bytes, [&](int s) { exact_call(t, xs[s], ys[s], n); });
     v.W("gdot_native_call_wide", 2.0 * bytes, [&](int s) { native_call(t, xs[s], ys[s], n); });
 }
 

@@ -139,23 +139,21 @@ static void sums(const xjob *j, const char *x, const char *y, int64_t k0, int64_
         sums_d(j->r, x, j->sx, y, j->sy, k0, k1, u);
 }
 
-/* output o's value(s), rounded once into out's class (the other class where out_other) */
-static void finish(const gpudot_dot_req *r, int64_t o, const xacc *u)
+void gpudot_exact_store(const gpudot_dot_req *r, int64_t o, const gd_exact *a, double ext)
 {
     int single = (r->type == GPUDOT_F32) != (r->out_other != 0);
     int cplx = r->op != GPUDOT_OP_NORM && (r->cx || r->cy);
     double re = 0, im = 0;
     if (r->op == GPUDOT_OP_DOT) {
-        re = single ? gd_exact_round_f(&u->a[0]) : gd_exact_round_d(&u->a[0]);
+        re = single ? gd_exact_round_f(&a[0]) : gd_exact_round_d(&a[0]);
         if (cplx)
-            im = single ? gd_exact_round_f(&u->a[1]) : gd_exact_round_d(&u->a[1]);
+            im = single ? gd_exact_round_f(&a[1]) : gd_exact_round_d(&a[1]);
     } else if (r->op == GPUDOT_OP_NORM) {
-        re = r->pk == GD_P_TWO ? gd_exact_sqrt(&u->a[0], single)
-             : r->pk == GD_P_ONE
-                 ? (single ? gd_exact_round_f(&u->a[0]) : gd_exact_round_d(&u->a[0]))
-                 : u->ext;
+        re = r->pk == GD_P_TWO   ? gd_exact_sqrt(&a[0], single)
+             : r->pk == GD_P_ONE ? (single ? gd_exact_round_f(&a[0]) : gd_exact_round_d(&a[0]))
+                                 : ext;
     } else {
-        gd_exact_cos(&u->a[0], cplx ? &u->a[1] : NULL, &u->a[2], &u->a[3], single, &re, &im);
+        gd_exact_cos(&a[0], cplx ? &a[1] : NULL, &a[2], &a[3], single, &re, &im);
         if (single) {
             float fr = (float)re, fi = (float)im;
             gd_clamp_unit_f(&fr, &fi, cplx);
@@ -193,7 +191,7 @@ static void outputs_task(void *ctx, int64_t t)
         run_start(j, o, &x, &y);
         xacc_init(j->r, &u);
         sums(j, x, y, 0, j->r->nk, &u);
-        finish(j->r, o, &u);
+        gpudot_exact_store(j->r, o, u.a, u.ext);
     }
 }
 
@@ -209,14 +207,22 @@ static void piece_task(void *ctx, int64_t t)
         sums(j, x, y, b, e, &j->part[t]);
 }
 
+int gpudot_exact_norm_kind(const gpudot_dot_req *r)
+{
+    if (r->op != GPUDOT_OP_NORM || r->pk == GD_P_ONE || r->pk == GD_P_TWO ||
+        ((r->pk == GD_P_INF || r->pk == GD_P_NEGINF) && r->cx))
+        return 0;
+    /* (out_other: never for norms, whose class is x's) */
+    return r->pk == GD_P_POS || r->pk == GD_P_NEG || r->out_other ? -1 : 1;
+}
+
 gpudot_status gpudot_cpu_exact(const gpudot_dot_req *r, gpudot_poll_fn poll)
 {
-    int has_y = r->op != GPUDOT_OP_NORM;
-    if (r->op == GPUDOT_OP_NORM && r->pk != GD_P_ONE && r->pk != GD_P_TWO &&
-        !((r->pk == GD_P_INF || r->pk == GD_P_NEGINF) && r->cx)) {
-        if (r->pk == GD_P_POS || r->pk == GD_P_NEG || r->out_other)
-            return GPUDOT_BAD_OPTION; /* (out_other: never for norms, whose class is x's) */
-        gpudot_dot_req q = *r;        /* Inf, -Inf, 0: exact in "double" */
+    int has_y = r->op != GPUDOT_OP_NORM, kind = gpudot_exact_norm_kind(r);
+    if (kind) {
+        if (kind < 0)
+            return GPUDOT_BAD_OPTION;
+        gpudot_dot_req q = *r; /* Inf, -Inf, 0: exact in "double" */
         q.accum = GPUDOT_ACC_DOUBLE;
         return gpudot_cpu_dot(&q, poll);
     }
@@ -260,7 +266,7 @@ gpudot_status gpudot_cpu_exact(const gpudot_dot_req *r, gpudot_poll_fn poll)
         for (int64_t t = 1; t < j.ntasks && st == GPUDOT_OK; t++)
             xacc_merge(r, &j.part[0], &j.part[t]);
         if (st == GPUDOT_OK)
-            finish(r, j.o, &j.part[0]);
+            gpudot_exact_store(r, j.o, j.part[0].a, j.part[0].ext);
     }
     free(j.part);
     return st;

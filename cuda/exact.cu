@@ -1,6 +1,7 @@
 /*
- * CUDA engine, "exact" mode.  Real dot products of resident data along columns run on the
- * device: each thread keeps its share of a run as a floating-point expansion of a few
+ * CUDA engine, "exact" mode.  Real dot products, 1- and 2-norms and real cosines of
+ * resident data along columns run on the device (a cosine's three sums in one pass): each
+ * sum of each thread keeps its share of a run as a floating-point expansion of a few
  * doubles (ExBLAS's first stage): a product x y whose TwoProduct p + e is exact goes in as
  * p and e, each through the slots by TwoSum, so the slots' sum stays exactly the thread's
  * sum; what falls out of the last slot, the slots at the end, and every other product (past
@@ -8,8 +9,9 @@
  * in int64, the host core's limbs: gpudot_exact.h), added by integer atomics.  The blocks
  * add their digits into the output's with atomics too; integer sums do not depend on
  * order, so the host rounds the same sum the CPU engine would (gd_exact): the same bits.
- * Other calls (complex, norms, cosines, rows, host data, several GPUs) bring the operands
- * to the host and run the CPU engine's exact sums.
+ * Real Inf, -Inf and 0 norms run as "double" (exact there).  Other calls (complex dot
+ * products and cosines, complex 1-, Inf- and -Inf-norms, rows, host data, several GPUs)
+ * bring the operands to the host and run the CPU engine's exact sums.
  */
 #include <cstdlib>
 #include <cstring>
@@ -103,22 +105,48 @@ __device__ __forceinline__ void expand(double (&a)[S], double v, unsigned long l
         flush(dig, v);
 }
 
-/* Output o0 + blockIdx.y of a column-mode dot product (extents kx, ax of x and ky, ay of
- * y): blockIdx.x's share of its run into digits[o] (GD_EXACT_LIMBS each) and flags[o]. */
-template <typename T, int S>
+/* x y into the slots a (or the digits), its flags into fl << sh; TWO: x y may need its
+ * TwoProduct's second term (doubles; a product of singles is exact in double) */
+template <int S, bool TWO>
+__device__ __forceinline__ void add_prod(double (&a)[S], unsigned long long *dig, double x,
+                                         double y, int &fl, int sh)
+{
+    double p = x * y, ap = fabs(p);
+    if (ap >= kFastMin && ap <= kFastMax) {
+        fl |= F_NONNEG << sh;
+        expand(a, p, dig);
+        if (TWO)
+            expand(a, fma(x, y, -p), dig);
+    } else {
+        int f = 0;
+        slow_prod(dig, x, y, &f);
+        fl |= f << sh;
+    }
+}
+
+/* What a launch sums for each output: NS = 1, a dot product x.y (M_DOT), the squares x.x
+ * (M_SQ: 2-norms) or |x| (M_ABS: 1-norms); NS = 3, a cosine's x.y, x.x and y.y (M_COS). */
+enum { M_DOT, M_SQ, M_ABS, M_COS };
+
+/* Output o0 + blockIdx.y of a column-mode call (extents kx, ax of x and ky, ay of y):
+ * blockIdx.x's share of its run into digits[o] (NS sums of GD_EXACT_LIMBS each) and
+ * flags[o] (4 bits a sum). */
+template <typename T, int S, int NS>
 __global__ void __launch_bounds__(kThreads)
-    exact_columns(const T *x, const T *y, int64_t nk, int64_t kx, int64_t ax, int64_t ky,
+    exact_columns(const T *x, const T *y, int mode, int64_t nk, int64_t kx, int64_t ax, int64_t ky,
                   int64_t ay, int64_t o0, unsigned long long *digits, int *flags)
 {
-    __shared__ unsigned long long wd[kWarps][GD_EXACT_LIMBS];
-    for (int i = threadIdx.x; i < kWarps * GD_EXACT_LIMBS; i += blockDim.x)
-        (&wd[0][0])[i] = 0;
+    constexpr bool TWO = sizeof(T) == 8;
+    __shared__ unsigned long long wd[kWarps][NS][GD_EXACT_LIMBS];
+    for (int i = threadIdx.x; i < kWarps * NS * GD_EXACT_LIMBS; i += blockDim.x)
+        (&wd[0][0][0])[i] = 0;
     __syncthreads();
     int64_t o = o0 + blockIdx.y;
-    const T *xo = x + (ax > 1 ? o * kx : 0), *yo = y + (ay > 1 ? o * ky : 0);
-    int64_t sx = kx > 1, sy = ky > 1;
-    unsigned long long *dig = wd[threadIdx.x >> 5];
-    double a[S] = {};
+    bool hy = NS == 3 || mode == M_DOT;
+    const T *xo = x + (ax > 1 ? o * kx : 0), *yo = hy ? y + (ay > 1 ? o * ky : 0) : xo;
+    int64_t sx = kx > 1, sy = hy ? ky > 1 : sx;
+    unsigned long long(*dig)[GD_EXACT_LIMBS] = wd[threadIdx.x >> 5];
+    double a[NS][S] = {};
     int fl = 0;
     int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nk; k += kAhead * step) {
@@ -127,68 +155,109 @@ __global__ void __launch_bounds__(kThreads)
         for (int u = 0; u < kAhead; u++) { /* the loads first, all in flight */
             bool in = k + u * step < nk;
             xv[u] = in ? (double)xo[(k + u * step) * sx] : 0;
-            yv[u] = in ? (double)yo[(k + u * step) * sy] : 0;
+            yv[u] = in && hy ? (double)yo[(k + u * step) * sy] : 0;
         }
 #pragma unroll
         for (int u = 0; u < kAhead; u++) {
             if (k + u * step >= nk)
                 break;
-            double p = xv[u] * yv[u], ap = fabs(p);
-            if (ap >= kFastMin && ap <= kFastMax) {
-                fl |= F_NONNEG;
-                expand(a, p, dig);
-                if (sizeof(T) == 8) /* (a product of singles is exact in double) */
-                    expand(a, fma(xv[u], yv[u], -p), dig);
+            if constexpr (NS == 3) {
+                add_prod<S, TWO>(a[0], dig[0], xv[u], yv[u], fl, 0);
+                add_prod<S, TWO>(a[1], dig[1], xv[u], xv[u], fl, 4);
+                add_prod<S, TWO>(a[2], dig[2], yv[u], yv[u], fl, 8);
+            } else if (mode == M_ABS) { /* (|x| 1: exact) */
+                add_prod<S, false>(a[0], dig[0], fabs(xv[u]), 1.0, fl, 0);
             } else {
-                slow_prod(dig, xv[u], yv[u], &fl);
+                add_prod<S, TWO>(a[0], dig[0], xv[u], mode == M_DOT ? yv[u] : xv[u], fl, 0);
             }
         }
     }
 #pragma unroll
-    for (int i = 0; i < S; i++)
-        flush(dig, a[i]);
+    for (int j = 0; j < NS; j++)
+#pragma unroll
+        for (int i = 0; i < S; i++)
+            flush(dig[j], a[j][i]);
     int any = 0;
-    for (int b = 1; b <= F_NONNEG; b <<= 1)
+    for (int b = 1; b < 1 << (4 * NS); b <<= 1)
         any |= __syncthreads_or(fl & b) ? b : 0;
     if (threadIdx.x == 0 && any)
         atomicOr(flags + o, any);
-    for (int i = threadIdx.x; i < GD_EXACT_LIMBS; i += blockDim.x) {
+    for (int i = threadIdx.x; i < NS * GD_EXACT_LIMBS; i += blockDim.x) {
         unsigned long long s = 0;
         for (int w = 0; w < kWarps; w++)
-            s += wd[w][i];
+            s += (&wd[w][0][0])[i];
         if (s)
-            atomicAdd(digits + o * GD_EXACT_LIMBS + i, s);
+            atomicAdd(digits + o * NS * GD_EXACT_LIMBS + i, s);
     }
 }
 
-/* whether the device kernel takes r: real dot products of device data along columns */
-static bool on_device(const gpudot_dot_req *r)
+/* the device kernel's sums for r (-1: r is not for it): real dot products, 1- and 2-norms
+ * (complex 2-norms of whole runs too, as the squares of their parts) and cosines of device
+ * data along columns */
+static int device_mode(const gpudot_dot_req *r)
 {
-    return r->op == GPUDOT_OP_DOT && !r->cx && !r->cy && r->nb == 1 && r->x_dev && r->y_dev &&
-           !r->xs && !r->ys && r->nk <= (int64_t)E->target_blocks * kThreads * kPerThread;
+    if (r->nb != 1 || !r->x_dev || r->xs || (r->op != GPUDOT_OP_NORM && (!r->y_dev || r->ys)) ||
+        r->nk > (int64_t)E->target_blocks * kThreads * kPerThread / 2)
+        return -1;
+    if (r->op == GPUDOT_OP_NORM)
+        return r->pk == GD_P_TWO && (!r->cx || r->kx > 1) ? M_SQ
+               : r->pk == GD_P_ONE && !r->cx              ? M_ABS
+                                                          : -1;
+    if (r->cx || r->cy)
+        return -1;
+    return r->op == GPUDOT_OP_DOT ? M_DOT : M_COS;
 }
 
-/* output o's digits and flags as the host core's sum a, rounded into out */
-static void round_out(const gpudot_dot_req *r, int64_t o, const int64_t *dig, int fl, gd_exact *a)
+template <typename T>
+static void launch(int mode, dim3 grid, const void *x, const void *y, int64_t nk, int64_t kx,
+                   int64_t ax, int64_t ky, int64_t ay, int64_t o0, unsigned long long *dig,
+                   int *flags)
 {
-    int single = (r->type == GPUDOT_F32) != (r->out_other != 0);
-    gd_exact_init(a);
-    memcpy(a->limb, dig, sizeof a->limb);
-    a->count = r->nk;
-    a->nan = (fl & F_NAN) != 0;
-    a->pinf = (fl & F_PINF) != 0;
-    a->ninf = (fl & F_NINF) != 0;
-    a->not_negzero = (fl & F_NONNEG) != 0;
-    if (single)
-        ((float *)r->out)[o] = gd_exact_round_f(a);
+    constexpr int S = sizeof(T) == 4 ? kSlotsF : kSlotsD;
+    if (mode == M_COS)
+        exact_columns<T, S, 3><<<grid, kThreads, 0, E->stream>>>(
+            (const T *)x, (const T *)y, mode, nk, kx, ax, ky, ay, o0, dig, flags);
     else
-        ((double *)r->out)[o] = gd_exact_round_d(a);
+        exact_columns<T, S, 1><<<grid, kThreads, 0, E->stream>>>(
+            (const T *)x, (const T *)y, mode, nk, kx, ax, ky, ay, o0, dig, flags);
 }
 
-static gpudot_status device_dot(const gpudot_dot_req *r)
+template <typename T> static int occupancy(int mode)
 {
+    constexpr int S = sizeof(T) == 4 ? kSlotsF : kSlotsD;
+    int occ = 0;
+    if (mode == M_COS)
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, exact_columns<T, S, 3>, kThreads, 0);
+    else
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, exact_columns<T, S, 1>, kThreads, 0);
+    return occ > 0 ? occ : 1;
+}
+
+/* output o's digits and flags as the host core's sums, rounded into out */
+static void round_out(const gpudot_dot_req *r, int ns, int64_t o, const int64_t *dig, int fl,
+                      gd_exact *a)
+{
+    for (int s = 0; s < ns; s++) {
+        gd_exact *e = &a[ns == 3 && s ? s + 1 : s]; /* (a cosine's: xy, -, xx, yy) */
+        int f = fl >> (4 * s);
+        gd_exact_init(e);
+        memcpy(e->limb, dig + s * GD_EXACT_LIMBS, sizeof e->limb);
+        e->count = r->nk;
+        e->nan = (f & F_NAN) != 0;
+        e->pinf = (f & F_PINF) != 0;
+        e->ninf = (f & F_NINF) != 0;
+        e->not_negzero = (f & F_NONNEG) != 0;
+    }
+    gpudot_exact_store(r, o, a, 0);
+}
+
+static gpudot_status device_sums(const gpudot_dot_req *r, int mode)
+{
+    int ns = mode == M_COS ? 3 : 1, f32 = r->type == GPUDOT_F32;
+    /* a complex run's squares: its parts as twice the real elements */
+    int64_t c = r->cx ? 2 : 1, nk = r->nk * c, kx = r->kx * c;
     int64_t g = r->na < kGroup ? r->na : kGroup;
-    size_t db = (size_t)g * GD_EXACT_LIMBS * 8, fb = (size_t)g * sizeof(int);
+    size_t db = (size_t)g * ns * GD_EXACT_LIMBS * 8, fb = (size_t)g * sizeof(int);
     gpudot_status st = buf_need(E->exact, db + fb, "cudaMalloc (exact)");
     if (st != GPUDOT_OK)
         return st;
@@ -196,24 +265,18 @@ static gpudot_status device_dot(const gpudot_dot_req *r)
     int *flags = (int *)((char *)E->exact.p + db);
     int64_t *hd = (int64_t *)malloc(db);
     int *hf = (int *)malloc(fb);
-    if (!hd || !hf) {
-        free(hd), free(hf);
+    gd_exact *a = (gd_exact *)malloc(4 * sizeof(gd_exact));
+    if (!hd || !hf || !a) {
+        free(hd), free(hf), free(a);
         return GPUDOT_OUT_OF_MEMORY;
     }
     /* one wave of the blocks a SM holds at once, shared by the launch's outputs */
-    int occ = 0;
-    if (r->type == GPUDOT_F32)
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, exact_columns<float, kSlotsF>, kThreads,
-                                                      0);
-    else
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, exact_columns<double, kSlotsD>,
-                                                      kThreads, 0);
-
-    int64_t wave = (int64_t)(occ > 0 ? occ : 1) * E->prop.multiProcessorCount;
-    int64_t per = (r->nk + kThreads - 1) / kThreads; /* blocks a run could use */
+    int64_t wave = (int64_t)(f32 ? occupancy<float>(mode) : occupancy<double>(mode)) *
+                   E->prop.multiProcessorCount;
+    int64_t per = (nk + kThreads - 1) / kThreads; /* blocks a run could use */
     int64_t bx = wave / g > 1 ? wave / g : 1;
     bx = bx < per ? bx : (per > 0 ? per : 1);
-    while (bx * kThreads * kPerThread < r->nk)
+    while (bx * kThreads * kPerThread < nk)
         bx *= 2;
     for (int64_t o0 = 0; o0 < r->na && st == GPUDOT_OK; o0 += g) {
         int64_t n = r->na - o0 < g ? r->na - o0 : g;
@@ -221,27 +284,24 @@ static gpudot_status device_dot(const gpudot_dot_req *r)
         if (st != GPUDOT_OK)
             break;
         dim3 grid((unsigned)bx, (unsigned)n);
-        if (r->type == GPUDOT_F32)
-            exact_columns<float, kSlotsF><<<grid, kThreads, 0, E->stream>>>(
-                (const float *)r->x, (const float *)r->y, r->nk, r->kx, r->ax, r->ky, r->ay, o0,
-                dig - o0 * GD_EXACT_LIMBS, flags - o0);
+        unsigned long long *d0 = dig - o0 * ns * GD_EXACT_LIMBS;
+        if (f32)
+            launch<float>(mode, grid, r->x, r->y, nk, kx, r->ax, r->ky, r->ay, o0, d0, flags - o0);
         else
-            exact_columns<double, kSlotsD><<<grid, kThreads, 0, E->stream>>>(
-                (const double *)r->x, (const double *)r->y, r->nk, r->kx, r->ax, r->ky, r->ay, o0,
-                dig - o0 * GD_EXACT_LIMBS, flags - o0);
+            launch<double>(mode, grid, r->x, r->y, nk, kx, r->ax, r->ky, r->ay, o0, d0, flags - o0);
         CKS(cudaGetLastError(), "exact kernel");
-        CKS(cudaMemcpyAsync(hd, dig, (size_t)n * GD_EXACT_LIMBS * 8, cudaMemcpyDeviceToHost,
+        CKS(cudaMemcpyAsync(hd, dig, (size_t)n * ns * GD_EXACT_LIMBS * 8, cudaMemcpyDeviceToHost,
                             E->stream),
             "cudaMemcpy (exact)");
         CKS(cudaMemcpyAsync(hf, flags, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost, E->stream),
             "cudaMemcpy (exact)");
         CKS(cudaStreamSynchronize(E->stream), "exact kernel");
-        gd_exact a;
         for (int64_t i = 0; i < n && st == GPUDOT_OK; i++)
-            round_out(r, o0 + i, hd + i * GD_EXACT_LIMBS, hf[i], &a);
+            round_out(r, ns, o0 + i, hd + i * ns * GD_EXACT_LIMBS, hf[i], a);
     }
     free(hd);
     free(hf);
+    free(a);
     return st;
 }
 
@@ -268,8 +328,16 @@ gpudot_status exact_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
         return st;
     if ((r->x_dev || r->y_dev || r->xs || r->ys) && (st = probe()) != GPUDOT_OK)
         return st; /* (device data needs the device, on either path) */
-    if (on_device(r))
-        return device_dot(r);
+    int kind = gpudot_exact_norm_kind(r), mode = kind ? -1 : device_mode(r);
+    if (kind < 0)
+        return GPUDOT_BAD_OPTION;
+    if (kind > 0) { /* (real Inf, -Inf and 0 norms: exact in "double") */
+        gpudot_dot_req q = *r;
+        q.accum = GPUDOT_ACC_DOUBLE;
+        return gpudot_cuda_dot(&q, poll);
+    }
+    if (mode >= 0)
+        return device_sums(r, mode);
     gpudot_dot_req q = *r;
     int has_y = r->op != GPUDOT_OP_NORM;
     void *tx = nullptr, *ty = nullptr;

@@ -7,6 +7,7 @@
 #define GPUDOT_ENGINE_H
 
 #include "gpudot.h"
+#include "gpudot_exact.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +58,13 @@ void gpudot_run_start(const gpudot_dot_req *r, int64_t o, size_t esx, size_t esy
 /* The CPU engine's "exact" mode (cpu/gpudot_cpu_exact.c): any op and shape, host data;
  * norms take p = 1, 2, Inf, -Inf and 0 (others: BAD_OPTION). */
 gpudot_status gpudot_cpu_exact(const gpudot_dot_req *r, gpudot_poll_fn poll);
+/* Norms whose "exact" result is "double" mode's (real Inf, -Inf and 0): 1; a p that
+ * "exact" does not take: -1; any other call: 0. */
+int gpudot_exact_norm_kind(const gpudot_dot_req *r);
+/* Output o of r from its exact sums a (dot: re, im; norm: a[0]; cosine: xy re, xy im, xx,
+ * yy) and ext (complex Inf and -Inf norms), rounded once into out's class (the other class
+ * where out_other): the CPU engine's and the GPU's last step. */
+void gpudot_exact_store(const gpudot_dot_req *r, int64_t o, const gd_exact *a, double ext);
 gpudot_status gpudot_two_step(const gpudot_dot_req *r, gpudot_poll_fn poll, gpudot_pass_fn pass);
 
 /* Host copies into pinned staging memory for the CUDA engine's ring (cpu/gpudot_pack.c):

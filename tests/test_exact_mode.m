@@ -67,8 +67,11 @@
 %!     g2 = [gnorm(x, o{:}), gnorm(x(p)', o{:}), gnorm([x(:), x(p)(:)], 2, 1, o{:}), ...
 %!           gnorm(complex (x, 0), o{:}), gnorm(x, "fro", o{:})];
 %!     g1 = [gnorm(x, 1, o{:}), gnorm(x(p), 1, o{:}), gnorm([x; x(p)], 1, 2, o{:}).'];
-%!     if (strcmp (dev{1}, "gpu"))
-%!       g2 = [g2, gather(gnorm (garray (x), "accum", "exact"))];
+%!     if (strcmp (dev{1}, "gpu"))   # the device kernel's squares and magnitudes
+%!       gx = garray (x);  gX = garray ([x(:), x(p)(:)]);
+%!       g2 = [g2, gather(gnorm (gx, o{1:2})), gather(gnorm (gX, 2, 1, o{1:2})), ...
+%!             gather(gnorm (garray (complex (x, 0)), o{1:2}))];
+%!       g1 = [g1, gather(gnorm (gx, 1, o{1:2})), gather(gnorm (gX, 1, 1, o{1:2}))];
 %!     endif
 %!     assert (isequal (bits (g2), repmat (bits (two), 1, numel (g2))), ...
 %!             "case %d (%s, n = %d, %s): 2-norm %.17g, want %.17g", c, cls, n, dev{1}, g2(1), two);
@@ -88,6 +91,10 @@
 %!   for dev = devices ()
 %!     o = {"accum", "exact", "device", dev{1}};
 %!     got = [gcosine(x, y, o{:}), gcosine(x(p)', y(p)', o{:}), gcosine([x; x(p)], [y; y(p)], 2, o{:}).'];
+%!     if (strcmp (dev{1}, "gpu"))   # the device kernel's three sums
+%!       got = [got, gather(gcosine (garray (x), garray (y), o{1:2})), ...
+%!              gather(gcosine (garray ([x(:), x(p)(:)]), garray ([y(:), y(p)(:)]), o{1:2}))];
+%!     endif
 %!     assert (abs (double (got(1)) - double (want)) <= eps (want), ...
 %!             "case %d (%s, %s): %.17g, want %.17g", c, cls, dev{1}, got(1), want);
 %!     assert (isequal (bits (got), repmat (bits (got(1)), 1, numel (got))), "case %d", c);
@@ -122,6 +129,17 @@
 %!           bits (arrayfun (@(j) __gpudot__ ("exact_dot", gather (G(:, j)), y), 1:3)));
 %!   assert (bits (gather (gdot (garray (xs), garray (ys), "accum", "exact"))), ...
 %!           bits (__gpudot__ ("exact_dot", xs, ys)));
+%!   ## norms and cosines on the device, the CPU engine's bits
+%!   c = {"accum", "exact", "device", "cpu"};
+%!   for p = {1, 2, Inf, -Inf, 0}
+%!     assert (bits (gather (gnorm (G, p{1}, 1, c{1:2}))), bits (gnorm ([x, xw, x], p{1}, 1, c{:})));
+%!   endfor
+%!   assert (bits (gather (gnorm (garray (complex (xw, yw)), c{1:2}))), ...
+%!           bits (gnorm (complex (xw, yw), c{:})));
+%!   assert (bits (gather (gcosine (G, H, c{1:2}))), bits (gcosine ([x, xw, x], [y, yw, -y], c{:})));
+%!   assert (bits (gather (gcosine (garray (y), G, c{1:2}))), bits (gcosine (y, [x, xw, x], c{:})));
+%!   assert (bits (gather (gcosine (garray (xs), garray (ys), c{1:2}))), bits (gcosine (xs, ys, c{:})));
+%!   assert (bits (gather (gnorm (garray (xs), 1, c{1:2}))), bits (gnorm (xs, 1, c{:})));
 %! endif
 
 %!test
@@ -178,6 +196,23 @@
 %!   assert (g (2^-1074, 0.75), 2^-1074);
 %!   assert (g ([1e-200 1e-200], [1e-200 -1e-200]), 0);
 %!   assert (g (single ([1 2^-24 2^-60]), single ([1 1 1])), single (1 + 2^-23));
+%!   n = @(a, varargin) gather (gnorm (garray (a), varargin{:}, o{:}));
+%!   assert (n ([1e200 1e200]), sqrt (2) * 1e200);
+%!   assert (n ([3e-300 4e-300]), 5e-300);
+%!   assert (isnan (n ([Inf NaN])) && n ([Inf 1]) == Inf && n ([-Inf 1], 1) == Inf);
+%!   assert (isnan (n ([NaN 1], 1)) && isnan (n ([NaN 1], Inf)));
+%!   assert (! signbit (n ([-0 -0])) && ! signbit (n ([-0 -0], 1)));
+%!   assert (n ([1 -3 2], Inf), 3);
+%!   assert (n ([1 -3 2], -Inf), 1);
+%!   assert (n ([1 0 2], 0), 2);
+%!   assert (n (single ([3 4])), single (5));
+%!   assert (n (complex ([3 0], [0 4])), 5);
+%!   c = @(a, b) gather (gcosine (garray (a), garray (b), o{:}));
+%!   assert (isnan (c ([0 0], [1 2])) && isnan (c ([Inf 1], [1 1])) && isnan (c ([NaN 1], [1 1])));
+%!   assert (c ([1e200 1e200], [1e200 1e200]), 1);
+%!   assert (c ([1e-200 1e-200], [1e-200 1e-200]), 1);
+%!   assert (c ([1 2], [-1 -2]), -1);
+%!   assert (c (single ([1 2]), single ([2 4])), single (1));
 %! endif
 
 %!error <"exact" takes P = 1, 2, Inf> gnorm ([1 2], 3, "accum", "exact")
