@@ -135,6 +135,40 @@
 %! end_unwind_protect
 
 %!testif ; gpudot_gpu_available ()
+%! ## "exact" on every layout: the CPU engine's bits (dot products, norms and cosines of
+%! ## vectors and columns, real and complex, products over most of the exponent range)
+%! __gpudot__ ("shard_chunk", 1000);
+%! unwind_protect
+%!   randn ("seed", 31);  rand ("seed", 31);
+%!   x = randn (5003, 1) .* 2 .^ randi ([-400 400], 5003, 1);  y = randn (5003, 1);
+%!   X = randn (300, 7);  Y = randn (300, 7) .* 2 .^ randi ([-40 40], 300, 7);
+%!   Z = complex (randn (400, 3), randn (400, 3));  W = complex (randn (400, 3), 1);
+%!   c = {"accum", "exact", "device", "cpu"};
+%!   bits = @(v) num2hex ([real(v(:)); imag(v(:))]);
+%!   same = @(g, want) assert (bits (gather (g)), bits (want));
+%!   for l = device_layouts (ndev)
+%!     d = {"devices", l{1}};
+%!     gx = garray (x, d{:});  gy = garray (y, d{:});  gX = garray (X, d{:});  gY = garray (Y, d{:});
+%!     gZ = garray (Z, d{:});  gW = garray (W, d{:});  gs = garray (single (X), d{:});
+%!     same (gdot (gx, gy, c{1:2}), gdot (x, y, c{:}));
+%!     same (gdot (gX, gY, c{1:2}), gdot (X, Y, c{:}));
+%!     same (gdot (gX, gY, 2, c{1:2}), gdot (X, Y, 2, c{:}));
+%!     same (gdot (gZ, gW, c{1:2}), gdot (Z, W, c{:}));
+%!     same (gdot (gs, gs, c{1:2}), gdot (single (X), single (X), c{:}));
+%!     for p = {1, 2, Inf, -Inf, 0}
+%!       same (gnorm (gx, p{1}, c{1:2}), gnorm (x, p{1}, c{:}));
+%!       same (gnorm (gX, p{1}, 1, c{1:2}), gnorm (X, p{1}, 1, c{:}));
+%!       same (gnorm (gZ, p{1}, 1, c{1:2}), gnorm (Z, p{1}, 1, c{:}));
+%!     endfor
+%!     same (gcosine (gx, gy, c{1:2}), gcosine (x, y, c{:}));
+%!     same (gcosine (gX, gY, c{1:2}), gcosine (X, Y, c{:}));
+%!     same (gcosine (gZ, gW, c{1:2}), gcosine (Z, W, c{:}));
+%!   endfor
+%! unwind_protect_cleanup
+%!   __gpudot__ ("shard_chunk", 0);
+%! end_unwind_protect
+
+%!testif ; gpudot_gpu_available ()
 %! ## the two-step norms and cosines rerun scaled where the fast sums overflow: same bits
 %! ## on every layout, and the values of one GPU
 %! __gpudot__ ("shard_chunk", 700);
