@@ -45,11 +45,10 @@
 ## conditioning and any exponents (@code{gdot ([1e200 1e200 3], [1e200 -1e200 0.5],
 ## "accum", "exact")} is 1.5; subnormal results correctly rounded; Inf only where the
 ## rounded result overflows), the same bits on every engine, device and order of the
-## terms.  Its cost: on the GPU, real garrays along columns 1.06x a native call's time
+## terms.  Its cost: on the GPU, real garrays along columns 1.05x a native call's time
 ## for doubles (1.4x for singles; 3.8x where the products span most of the exponent
-## range) at 2^28 elements on an H100; other calls on garrays (complex, rows) are summed
-## on the host; on the CPU engine 3.2x @code{"double"} (4.3x for singles; 10^7 elements,
-## 2 cores).
+## range) at 2^28 elements on an H100; complex garrays and rows are summed on the host;
+## on the CPU engine 3.2x @code{"double"} (4.3x for singles; 10^7 elements, 2 cores).
 ## @item "device"
 ## @code{"auto"} (default): garrays on the GPU, host arrays on the CPU engine (copying host
 ## data to a GPU costs more than the CPU engine's whole reduction); without a usable GPU

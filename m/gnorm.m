@@ -47,7 +47,9 @@
 ## @var{p}).  @code{"exact"} (@var{p} = 1, 2, Inf, -Inf, 0 or @code{"fro"}): the 1-norm is
 ## the exact sum rounded once, the 2-norm the correctly rounded square root of the exact
 ## sum of squares, the same bits on every engine (complex 1- and Inf-norms take each
-## modulus correctly rounded); other @var{p} are a @code{gpudot:badOption} error.
+## modulus correctly rounded); other @var{p} are a @code{gpudot:badOption} error.  On
+## garrays the sums run on the GPU (2^26 doubles on an H100: 1.8x @code{"double"}'s time
+## for the 2-norm, 1.3x for the 1-norm; complex 1- and Inf-norms on the host).
 ##
 ## Errors: @code{gpudot:badType} (not numeric), @code{gpudot:badOption} (bad @var{p}:
 ## unknown string, complex, non-scalar, NaN; bad option), @code{gpudot:badDim},
