@@ -1,7 +1,7 @@
 /*
- * CUDA engine, "exact" mode.  Real dot products, 1- and 2-norms and real cosines of
- * resident data along columns run on the device (a cosine's three sums in one pass): each
- * sum of each thread keeps its share of a run as a floating-point expansion of a few
+ * CUDA engine, "exact" mode.  Dot products, 2-norms, real 1-norms and cosines of resident
+ * data along columns run on the device (all of an output's sums in one pass): each sum of
+ * each thread keeps its share of a run as a floating-point expansion of a few
  * doubles (ExBLAS's first stage): a product x y whose TwoProduct p + e is exact goes in as
  * p and e, each through the slots by TwoSum, so the slots' sum stays exactly the thread's
  * sum; what falls out of the last slot, the slots at the end, and every other product (past
@@ -9,9 +9,9 @@
  * in int64, the host core's limbs: gpudot_exact.h), added by integer atomics.  The blocks
  * add their digits into the output's with atomics too; integer sums do not depend on
  * order, so the host rounds the same sum the CPU engine would (gd_exact): the same bits.
- * Real Inf, -Inf and 0 norms run as "double" (exact there).  Other calls (complex dot
- * products and cosines, complex 1-, Inf- and -Inf-norms, rows, host data, several GPUs)
- * bring the operands to the host and run the CPU engine's exact sums.
+ * Real Inf, -Inf and 0 norms run as "double" (exact there).  Other calls (complex 1-, Inf-
+ * and -Inf-norms, rows, host data, several GPUs) bring the operands to the host and run
+ * the CPU engine's exact sums.
  */
 #include <cstdlib>
 #include <cstring>
@@ -125,43 +125,69 @@ __device__ __forceinline__ void add_prod(double (&a)[S], unsigned long long *dig
 }
 
 /* What a launch sums for each output: NS = 1, a dot product x.y (M_DOT), the squares x.x
- * (M_SQ: 2-norms) or |x| (M_ABS: 1-norms); NS = 3, a cosine's x.y, x.x and y.y (M_COS). */
-enum { M_DOT, M_SQ, M_ABS, M_COS };
+ * (M_SQ: 2-norms) or |x| (M_ABS: 1-norms); NS = 3, a cosine's x.y, x.x and y.y (M_COS);
+ * complex data (cx, cy): NS = 2, conj (x) y's real and imaginary parts (M_CDOT), NS = 4,
+ * those and x.x, y.y (M_CCOS), with the products the CPU engine adds. */
+enum { M_DOT, M_SQ, M_ABS, M_COS, M_CDOT, M_CCOS };
+constexpr int ns_of(int mode)
+{
+    return mode == M_COS ? 3 : mode == M_CDOT ? 2 : mode == M_CCOS ? 4 : 1;
+}
 
 /* Output o0 + blockIdx.y of a column-mode call (extents kx, ax of x and ky, ay of y):
  * blockIdx.x's share of its run into digits[o] (NS sums of GD_EXACT_LIMBS each) and
  * flags[o] (4 bits a sum). */
 template <typename T, int S, int NS>
 __global__ void __launch_bounds__(kThreads)
-    exact_columns(const T *x, const T *y, int mode, int64_t nk, int64_t kx, int64_t ax, int64_t ky,
-                  int64_t ay, int64_t o0, unsigned long long *digits, int *flags)
+    exact_columns(const T *x, const T *y, int mode, int cx, int cy, int64_t nk, int64_t kx,
+                  int64_t ax, int64_t ky, int64_t ay, int64_t o0, unsigned long long *digits,
+                  int *flags)
 {
-    constexpr bool TWO = sizeof(T) == 8;
+    constexpr bool TWO = sizeof(T) == 8, CPLX = NS == 2 || NS == 4;
     __shared__ unsigned long long wd[kWarps][NS][GD_EXACT_LIMBS];
     for (int i = threadIdx.x; i < kWarps * NS * GD_EXACT_LIMBS; i += blockDim.x)
         (&wd[0][0][0])[i] = 0;
     __syncthreads();
     int64_t o = o0 + blockIdx.y;
-    bool hy = NS == 3 || mode == M_DOT;
-    const T *xo = x + (ax > 1 ? o * kx : 0), *yo = hy ? y + (ay > 1 ? o * ky : 0) : xo;
-    int64_t sx = kx > 1, sy = hy ? ky > 1 : sx;
+    bool hy = NS > 1 || mode == M_DOT;
+    int64_t ex = CPLX && cx ? 2 : 1, ey = CPLX && cy ? 2 : 1; /* (scalars an element) */
+    const T *xo = x + (ax > 1 ? o * kx * ex : 0), *yo = hy ? y + (ay > 1 ? o * ky * ey : 0) : xo;
+    int64_t sx = (kx > 1) * ex, sy = hy ? (ky > 1) * ey : sx;
     unsigned long long(*dig)[GD_EXACT_LIMBS] = wd[threadIdx.x >> 5];
     double a[NS][S] = {};
     int fl = 0;
     int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nk; k += kAhead * step) {
-        double xv[kAhead], yv[kAhead];
+        double xv[kAhead], yv[kAhead], xi[CPLX ? kAhead : 1], yi[CPLX ? kAhead : 1];
 #pragma unroll
         for (int u = 0; u < kAhead; u++) { /* the loads first, all in flight */
             bool in = k + u * step < nk;
             xv[u] = in ? (double)xo[(k + u * step) * sx] : 0;
             yv[u] = in && hy ? (double)yo[(k + u * step) * sy] : 0;
+            if constexpr (CPLX) {
+                xi[u] = in && cx ? (double)xo[(k + u * step) * sx + 1] : 0;
+                yi[u] = in && cy ? (double)yo[(k + u * step) * sy + 1] : 0;
+            }
         }
 #pragma unroll
         for (int u = 0; u < kAhead; u++) {
             if (k + u * step >= nk)
                 break;
-            if constexpr (NS == 3) {
+            if constexpr (CPLX) { /* (as the CPU engine: no product of an absent part) */
+                add_prod<S, TWO>(a[0], dig[0], xv[u], yv[u], fl, 0);
+                if (cx && cy)
+                    add_prod<S, TWO>(a[0], dig[0], xi[u], yi[u], fl, 0);
+                if (cy)
+                    add_prod<S, TWO>(a[1], dig[1], xv[u], yi[u], fl, 4);
+                if (cx)
+                    add_prod<S, TWO>(a[1], dig[1], -xi[u], yv[u], fl, 4);
+                if constexpr (NS == 4) {
+                    add_prod<S, TWO>(a[NS - 2], dig[NS - 2], xv[u], xv[u], fl, 8);
+                    add_prod<S, TWO>(a[NS - 2], dig[NS - 2], xi[u], xi[u], fl, 8);
+                    add_prod<S, TWO>(a[NS - 1], dig[NS - 1], yv[u], yv[u], fl, 12);
+                    add_prod<S, TWO>(a[NS - 1], dig[NS - 1], yi[u], yi[u], fl, 12);
+                }
+            } else if constexpr (NS == 3) {
                 add_prod<S, TWO>(a[0], dig[0], xv[u], yv[u], fl, 0);
                 add_prod<S, TWO>(a[1], dig[1], xv[u], xv[u], fl, 4);
                 add_prod<S, TWO>(a[2], dig[2], yv[u], yv[u], fl, 8);
@@ -191,8 +217,8 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-/* the device kernel's sums for r (-1: r is not for it): real dot products, 1- and 2-norms
- * (complex 2-norms of whole runs too, as the squares of their parts) and cosines of device
+/* the device kernel's sums for r (-1: r is not for it): dot products, real 1-norms,
+ * 2-norms (complex ones of whole runs as the squares of their parts) and cosines of device
  * data along columns */
 static int device_mode(const gpudot_dot_req *r)
 {
@@ -204,33 +230,40 @@ static int device_mode(const gpudot_dot_req *r)
                : r->pk == GD_P_ONE && !r->cx              ? M_ABS
                                                           : -1;
     if (r->cx || r->cy)
-        return -1;
+        return r->op == GPUDOT_OP_DOT ? M_CDOT : M_CCOS;
     return r->op == GPUDOT_OP_DOT ? M_DOT : M_COS;
 }
 
-template <typename T>
-static void launch(int mode, dim3 grid, const void *x, const void *y, int64_t nk, int64_t kx,
-                   int64_t ax, int64_t ky, int64_t ay, int64_t o0, unsigned long long *dig,
-                   int *flags)
+/* the kernel of T and NS (its occupancy where grid is 0) */
+template <typename T, int NS>
+static int launch_ns(int mode, dim3 grid, const gpudot_dot_req *r, int64_t nk, int64_t kx,
+                     int64_t o0, unsigned long long *dig, int *flags)
 {
     constexpr int S = sizeof(T) == 4 ? kSlotsF : kSlotsD;
-    if (mode == M_COS)
-        exact_columns<T, S, 3><<<grid, kThreads, 0, E->stream>>>(
-            (const T *)x, (const T *)y, mode, nk, kx, ax, ky, ay, o0, dig, flags);
+    auto *kern = exact_columns<T, S, NS>;
+    int occ = 0;
+    if (grid.x == 0)
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kern, kThreads, 0);
     else
-        exact_columns<T, S, 1><<<grid, kThreads, 0, E->stream>>>(
-            (const T *)x, (const T *)y, mode, nk, kx, ax, ky, ay, o0, dig, flags);
+        kern<<<grid, kThreads, 0, E->stream>>>((const T *)r->x, (const T *)r->y, mode, r->cx, r->cy,
+                                               nk, kx, r->ax, r->ky, r->ay, o0, dig, flags);
+    return occ > 0 ? occ : 1;
 }
 
-template <typename T> static int occupancy(int mode)
+template <typename T>
+static int launch(int mode, dim3 grid, const gpudot_dot_req *r, int64_t nk, int64_t kx, int64_t o0,
+                  unsigned long long *dig, int *flags)
 {
-    constexpr int S = sizeof(T) == 4 ? kSlotsF : kSlotsD;
-    int occ = 0;
-    if (mode == M_COS)
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, exact_columns<T, S, 3>, kThreads, 0);
-    else
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, exact_columns<T, S, 1>, kThreads, 0);
-    return occ > 0 ? occ : 1;
+    switch (ns_of(mode)) {
+    case 2:
+        return launch_ns<T, 2>(mode, grid, r, nk, kx, o0, dig, flags);
+    case 3:
+        return launch_ns<T, 3>(mode, grid, r, nk, kx, o0, dig, flags);
+    case 4:
+        return launch_ns<T, 4>(mode, grid, r, nk, kx, o0, dig, flags);
+    default:
+        return launch_ns<T, 1>(mode, grid, r, nk, kx, o0, dig, flags);
+    }
 }
 
 /* output o's digits and flags as the host core's sums, rounded into out */
@@ -253,9 +286,9 @@ static void round_out(const gpudot_dot_req *r, int ns, int64_t o, const int64_t 
 
 static gpudot_status device_sums(const gpudot_dot_req *r, int mode)
 {
-    int ns = mode == M_COS ? 3 : 1, f32 = r->type == GPUDOT_F32;
+    int ns = ns_of(mode), f32 = r->type == GPUDOT_F32;
     /* a complex run's squares: its parts as twice the real elements */
-    int64_t c = r->cx ? 2 : 1, nk = r->nk * c, kx = r->kx * c;
+    int64_t c = mode == M_SQ && r->cx ? 2 : 1, nk = r->nk * c, kx = r->kx * c;
     int64_t g = r->na < kGroup ? r->na : kGroup;
     size_t db = (size_t)g * ns * GD_EXACT_LIMBS * 8, fb = (size_t)g * sizeof(int);
     gpudot_status st = buf_need(E->exact, db + fb, "cudaMalloc (exact)");
@@ -271,7 +304,9 @@ static gpudot_status device_sums(const gpudot_dot_req *r, int mode)
         return GPUDOT_OUT_OF_MEMORY;
     }
     /* one wave of the blocks a SM holds at once, shared by the launch's outputs */
-    int64_t wave = (int64_t)(f32 ? occupancy<float>(mode) : occupancy<double>(mode)) *
+    dim3 none(0);
+    int64_t wave = (int64_t)(f32 ? launch<float>(mode, none, r, 0, 0, 0, nullptr, nullptr)
+                                 : launch<double>(mode, none, r, 0, 0, 0, nullptr, nullptr)) *
                    E->prop.multiProcessorCount;
     int64_t per = (nk + kThreads - 1) / kThreads; /* blocks a run could use */
     int64_t bx = wave / g > 1 ? wave / g : 1;
@@ -286,9 +321,9 @@ static gpudot_status device_sums(const gpudot_dot_req *r, int mode)
         dim3 grid((unsigned)bx, (unsigned)n);
         unsigned long long *d0 = dig - o0 * ns * GD_EXACT_LIMBS;
         if (f32)
-            launch<float>(mode, grid, r->x, r->y, nk, kx, r->ax, r->ky, r->ay, o0, d0, flags - o0);
+            launch<float>(mode, grid, r, nk, kx, o0, d0, flags - o0);
         else
-            launch<double>(mode, grid, r->x, r->y, nk, kx, r->ax, r->ky, r->ay, o0, d0, flags - o0);
+            launch<double>(mode, grid, r, nk, kx, o0, d0, flags - o0);
         CKS(cudaGetLastError(), "exact kernel");
         CKS(cudaMemcpyAsync(hd, dig, (size_t)n * ns * GD_EXACT_LIMBS * 8, cudaMemcpyDeviceToHost,
                             E->stream),

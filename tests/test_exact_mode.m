@@ -43,7 +43,9 @@
 %!     if (strcmp (dev{1}, "gpu"))     # the device kernel (columns), the host's (rows)
 %!       got = [got, gather(gdot (garray (x), garray (y), "accum", "exact")), ...
 %!              gather(gdot (garray (X), garray (Y), 1, "accum", "exact")), ...
-%!              gather(gdot (garray (X.'), garray (Y.'), 2, "accum", "exact")).'];
+%!              gather(gdot (garray (X.'), garray (Y.'), 2, "accum", "exact")).', ...
+%!              real(gather (gdot (garray (complex (x, 1)), garray (y), "accum", "exact"))), ...
+%!              real(gather (gdot (garray (x), garray (complex (y, 2)), "accum", "exact")))];
 %!       if (cls == "s")   # a double garray beside single data: rounded once, into single
 %!         got = [got, gdot(garray (double (x)), y, "accum", "exact")];
 %!       endif
@@ -140,6 +142,14 @@
 %!   assert (bits (gather (gcosine (garray (y), G, c{1:2}))), bits (gcosine (y, [x, xw, x], c{:})));
 %!   assert (bits (gather (gcosine (garray (xs), garray (ys), c{1:2}))), bits (gcosine (xs, ys, c{:})));
 %!   assert (bits (gather (gnorm (garray (xs), 1, c{1:2}))), bits (gnorm (xs, 1, c{:})));
+%!   ## complex: conj (x) y's parts, and cosines' four sums
+%!   cb = @(v) bits ([real(v(:)); imag(v(:))]);
+%!   Zx = complex (x, xw);  Zy = complex (yw, -y);  zs = complex (xs, ys);
+%!   for a = {{Zx, Zy}, {Zx, y}, {x, Zy}, {[Zx, Zx], [Zy, y]}, {zs, zs}, {zs, ys}}
+%!     [u, v] = a{1}{:};
+%!     assert (cb (gather (gdot (garray (u), garray (v), c{1:2}))), cb (gdot (u, v, c{:})));
+%!     assert (cb (gather (gcosine (garray (u), garray (v), c{1:2}))), cb (gcosine (u, v, c{:})));
+%!   endfor
 %! endif
 
 %!test
@@ -213,6 +223,13 @@
 %!   assert (c ([1e-200 1e-200], [1e-200 1e-200]), 1);
 %!   assert (c ([1 2], [-1 -2]), -1);
 %!   assert (c (single ([1 2]), single ([2 4])), single (1));
+%!   z = g ([1e200i 1e200i 3i], [1e200i -1e200i 0.5i]);     # complex: 1e400 - 1e400 + 1.5
+%!   assert ([real(z), imag(z)], [1.5 0]);
+%!   assert (isnan (real (g ([Inf 1], [1i 1]))));
+%!   z = g (complex ([3 4], [0 0]), complex ([3 4], [0 0]));
+%!   assert ([real(z), imag(z)], [25 0]);
+%!   z = c ([1i 2], [1i 2]);
+%!   assert ([real(z), imag(z)], [1 0]);
 %! endif
 
 %!error <"exact" takes P = 1, 2, Inf> gnorm ([1 2], 3, "accum", "exact")
