@@ -17,7 +17,8 @@ template <typename T_, int M, bool CX_, bool CY_> struct DotOp {
     using A = typename AccType<M>::type;
     using Acc = gpudot::Acc<M>;
     static constexpr bool CX = CX_, CY = CY_, UNARY = false;
-    static constexpr bool kBatchFinish = false, kQuery = false;
+    /* columns_query takes real plain sums of a vector broadcast over the columns */
+    static constexpr bool kBatchFinish = false, kQuery = M != COMP && !CX_ && !CY_;
     static constexpr int kWarpBlocks = 1; /* columns_warp's launch bounds: as ptxas likes */
     static constexpr int kWords = (CX || CY) ? 2 : 1; /* values of T an output takes */
     /* fields s0, s1, c0, c1 */

@@ -105,22 +105,22 @@ template <bool EXACT> __device__ __forceinline__ float add_mul(float s, float a,
 }
 
 /*
- * Warp columns of a real cosine against one vector broadcast over the columns (a query
- * against a matrix, gcosine (q, D)), runs of 32 lanes' loads and more: the vector
- * converted to the accumulator once, into shared memory, and its squared norm summed once
- * a block (a fixed order: the same bits in every block); a warp a column then pays its dot
- * product and its own squares, one conversion an element where columns_warp paid two and a
- * third sum (768 x 10^6 singles on an H100: 1.54 ms against gdot's 1.02; now 1.04 against
- * gdot's 1.18 in one ncu run).  The loads of a lane a constant 32 elements apart, four in
- * flight, as search.cu's search_few (a stride of a run-time group width, rounds finished a
- * lane each: 1.67 ms).  The Op's last step
- * (FAST sums: a NaN where they could not vouch for a result).  Runs of at most kQueryMax.
+ * Warp columns of a real cosine or plain dot product against one vector broadcast over the
+ * columns (a query against a matrix, gcosine (q, D), gdot (q, D)), runs of 32 lanes' loads
+ * and more: the vector converted to the accumulator once, into shared memory, and (a
+ * cosine) its squared norm summed once a block (a fixed order: the same bits in every
+ * block); a warp a column then pays its dot product (and its own squares), one conversion
+ * an element where columns_warp paid two (cosines: 768 x 10^6 singles on an H100 1.54 ms
+ * against gdot's 1.02; then 1.04 against gdot's 1.18 in one ncu run).  The loads of a lane
+ * a constant 32 elements apart, four in flight, as search.cu's search_few (a stride of a
+ * run-time group width, rounds finished a lane each: 1.67 ms).  The Op's last step (FAST
+ * sums: a NaN where they could not vouch for a result).  Runs of at most kQueryMax.
  */
 template <class Op> __global__ void __launch_bounds__(kThreads) columns_query(Args p, Op op)
 {
     using T = typename Op::T;
     using A = typename Op::A;
-    constexpr bool EX = sizeof(T) == 4 && sizeof(A) == 8;
+    constexpr bool EX = sizeof(T) == 4 && sizeof(A) == 8, COS = Op::kBatchFinish;
     __shared__ A qs[kQueryMax];
     bool qx = p.ax == 1; /* the vector is x (else y) */
     const T *q = (const T *)(qx ? p.x : p.y), *M = (const T *)(qx ? p.y : p.x);
@@ -129,10 +129,12 @@ template <class Op> __global__ void __launch_bounds__(kThreads) columns_query(Ar
     __syncthreads();
     int lane = threadIdx.x & 31;
     A qq = 0;
-    for (int64_t k = lane; k < p.nk; k += 32)
-        qq = add_mul<EX>(qq, qs[k], qs[k]);
-    for (int o = 16; o > 0; o >>= 1) /* (a butterfly: every lane the same sum) */
-        qq += __shfl_xor_sync(0xffffffffu, qq, o);
+    if constexpr (COS) {
+        for (int64_t k = lane; k < p.nk; k += 32)
+            qq = add_mul<EX>(qq, qs[k], qs[k]);
+        for (int o = 16; o > 0; o >>= 1) /* (a butterfly: every lane the same sum) */
+            qq += __shfl_xor_sync(0xffffffffu, qq, o);
+    }
     int64_t warp = (int64_t)blockIdx.x * (kThreads / 32) + (threadIdx.x >> 5);
     int64_t nwarps = (int64_t)gridDim.x * (kThreads / 32);
     for (int64_t a = warp; a < p.na; a += nwarps) {
@@ -142,18 +144,24 @@ template <class Op> __global__ void __launch_bounds__(kThreads) columns_query(Ar
         for (int64_t k = lane; k < p.nk; k += 32) {
             A x = (A)col[k];
             dot = add_mul<EX>(dot, qs[k], x);
-            ss = add_mul<EX>(ss, x, x);
+            if constexpr (COS)
+                ss = add_mul<EX>(ss, x, x);
         }
         for (int o = 16; o > 0; o >>= 1) {
             dot += __shfl_down_sync(0xffffffffu, dot, o);
-            ss += __shfl_down_sync(0xffffffffu, ss, o);
+            if constexpr (COS)
+                ss += __shfl_down_sync(0xffffffffu, ss, o);
         }
         if (lane == 0) {
             typename Op::Acc acc;
             op.init(acc);
-            acc.xr = dot;
-            acc.xx = qx ? qq : ss;
-            acc.yy = qx ? ss : qq;
+            if constexpr (COS) {
+                acc.xr = dot;
+                acc.xx = qx ? qq : ss;
+                acc.yy = qx ? ss : qq;
+            } else {
+                acc.s0 = dot;
+            }
             finish(op, p, a, acc);
         }
     }
