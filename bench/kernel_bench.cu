@@ -192,6 +192,22 @@ static void fill(void *p, size_t bytes, int dbl, unsigned seed)
         fill_f<<<1024, 256>>>((float *)p, bytes / 4, seed);
 }
 
+/* A/B runs: KERNEL_BENCH_ONLY="a,b": only the rows whose op starts with a or b */
+static bool wanted(const char *op)
+{
+    const char *only = getenv("KERNEL_BENCH_ONLY");
+    if (!only || !*only)
+        return true;
+    for (const char *p = only; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len && !strncmp(op, p, len))
+            return true;
+        p += len + (e ? 1 : 0);
+    }
+    return false;
+}
+
 /* One size and class of the vector cases: its operand sets and its timers. */
 struct VecCase {
     const cudaDeviceProp &prop;
@@ -206,6 +222,8 @@ struct VecCase {
     /* a gpudot or cuBLAS case, its result checked */
     void T(const char *op, double nbytes, const std::function<void(int)> &f)
     {
+        if (!wanted(op))
+            return;
         poison();
         Stats s = time_us(nsets, reps, f);
         check_result(op, dbl);
@@ -215,6 +233,8 @@ struct VecCase {
      * calls: "exact" rounds on the host; its native peer copies its result back) */
     void W(const char *op, double nbytes, const std::function<void(int)> &f)
     {
+        if (!wanted(op))
+            return;
         poison();
         Stats s = time_us(nsets, reps, f, 0);
         check_result(op, dbl);
@@ -223,6 +243,8 @@ struct VecCase {
     /* a ceiling (no result) */
     void C(const char *op, double nbytes, const std::function<void(int)> &f)
     {
+        if (!wanted(op))
+            return;
         Stats s = time_us(nsets, reps, f);
         row(op, cls, shape, (double)n, s, nbytes);
     }

@@ -32,7 +32,7 @@ constexpr double kFastMin = 0x1p-968, kFastMax = 0x1p1000;
 constexpr int64_t kPerThread = (int64_t)1 << 22;
 /* Elements of a thread's loads in flight at once. */
 constexpr int kAhead = 4;
-/* Outputs a launch takes (their digits: 9 MB). */
+/* Outputs a launch takes (their records of digits: up to 37 MB). */
 constexpr int64_t kGroup = 8192;
 constexpr int kWarps = kThreads / 32;
 
@@ -91,14 +91,16 @@ __device__ __noinline__ void slow_prod(unsigned long long *dig, double x, double
     }
 }
 
-/* v into the slots by TwoSum; what is left after the last, into the digits */
+/* v into the slots by TwoSum; what is left after the last, into the digits.  Every
+ * operation rounds on its own (__dadd_rn): a product fused into a following add (nvcc
+ * contracts a * b + c) would break the TwoSums' exactness. */
 template <int S>
 __device__ __forceinline__ void expand(double (&a)[S], double v, unsigned long long *dig)
 {
 #pragma unroll
     for (int i = 0; i < S; i++) {
-        double s = a[i] + v, b = s - a[i];
-        v = (a[i] - (s - b)) + (v - b);
+        double s = __dadd_rn(a[i], v), b = __dsub_rn(s, a[i]);
+        v = __dadd_rn(__dsub_rn(a[i], __dsub_rn(s, b)), __dsub_rn(v, b));
         a[i] = s;
     }
     if (v != 0)
@@ -111,7 +113,7 @@ template <int S, bool TWO>
 __device__ __forceinline__ void add_prod(double (&a)[S], unsigned long long *dig, double x,
                                          double y, int &fl, int sh)
 {
-    double p = x * y, ap = fabs(p);
+    double p = __dmul_rn(x, y), ap = fabs(p);
     if (ap >= kFastMin && ap <= kFastMax) {
         fl |= F_NONNEG << sh;
         expand(a, p, dig);
@@ -134,14 +136,44 @@ constexpr int ns_of(int mode)
     return mode == M_COS ? 3 : mode == M_CDOT ? 2 : mode == M_CCOS ? 4 : 1;
 }
 
+/* f (sum, x, y, two) for each product of an element (x, y; xi, yi: complex parts) that
+ * sum `sum` of mode takes; two: a TwoProduct may have a second term (not |x| 1) */
+template <int NS, typename F>
+__device__ __forceinline__ void each_prod(int mode, int cx, int cy, double x, double y, double xi,
+                                          double yi, F &&f)
+{
+    if constexpr (NS == 2 || NS == 4) { /* (as the CPU engine: no product of an absent part) */
+        f(0, x, y, true);
+        if (cx && cy)
+            f(0, xi, yi, true);
+        if (cy)
+            f(1, x, yi, true);
+        if (cx)
+            f(1, -xi, y, true);
+        if constexpr (NS == 4) {
+            f(2, x, x, true);
+            f(2, xi, xi, true);
+            f(3, y, y, true);
+            f(3, yi, yi, true);
+        }
+    } else if constexpr (NS == 3) {
+        f(0, x, y, true);
+        f(1, x, x, true);
+        f(2, y, y, true);
+    } else if (mode == M_ABS) {
+        f(0, fabs(x), 1.0, false);
+    } else {
+        f(0, x, mode == M_DOT ? y : x, true);
+    }
+}
+
 /* Output o0 + blockIdx.y of a column-mode call (extents kx, ax of x and ky, ay of y):
- * blockIdx.x's share of its run into digits[o] (NS sums of GD_EXACT_LIMBS each) and
- * flags[o] (4 bits a sum). */
+ * blockIdx.x's share of its run into its record of digits (NS sums of GD_EXACT_LIMBS each,
+ * then the flags: 4 bits a sum). */
 template <typename T, int S, int NS>
 __global__ void __launch_bounds__(kThreads)
     exact_columns(const T *x, const T *y, int mode, int cx, int cy, int64_t nk, int64_t kx,
-                  int64_t ax, int64_t ky, int64_t ay, int64_t o0, unsigned long long *digits,
-                  int *flags)
+                  int64_t ax, int64_t ky, int64_t ay, int64_t o0, unsigned long long *digits)
 {
     constexpr bool TWO = sizeof(T) == 8, CPLX = NS == 2 || NS == 4;
     __shared__ unsigned long long wd[kWarps][NS][GD_EXACT_LIMBS];
@@ -157,45 +189,31 @@ __global__ void __launch_bounds__(kThreads)
     double a[NS][S] = {};
     int fl = 0;
     int64_t step = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nk; k += kAhead * step) {
-        double xv[kAhead], yv[kAhead], xi[CPLX ? kAhead : 1], yi[CPLX ? kAhead : 1];
+    int64_t k0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    /* element k's parts (0 past nk or an absent part) */
+    auto load = [&](int64_t k, double &xv, double &yv, double &xi, double &yi) {
+        bool in = k < nk;
+        xv = in ? (double)xo[k * sx] : 0;
+        yv = in && hy ? (double)yo[k * sy] : 0;
+        xi = CPLX && in && cx ? (double)xo[k * sx + 1] : 0;
+        yi = CPLX && in && cy ? (double)yo[k * sy + 1] : 0;
+    };
+    for (int64_t k = k0; k < nk; k += kAhead * step) {
+        double xv[kAhead], yv[kAhead], xi[kAhead], yi[kAhead];
 #pragma unroll
-        for (int u = 0; u < kAhead; u++) { /* the loads first, all in flight */
-            bool in = k + u * step < nk;
-            xv[u] = in ? (double)xo[(k + u * step) * sx] : 0;
-            yv[u] = in && hy ? (double)yo[(k + u * step) * sy] : 0;
-            if constexpr (CPLX) {
-                xi[u] = in && cx ? (double)xo[(k + u * step) * sx + 1] : 0;
-                yi[u] = in && cy ? (double)yo[(k + u * step) * sy + 1] : 0;
-            }
-        }
+        for (int u = 0; u < kAhead; u++) /* the loads first, all in flight */
+            load(k + u * step, xv[u], yv[u], xi[u], yi[u]);
 #pragma unroll
         for (int u = 0; u < kAhead; u++) {
             if (k + u * step >= nk)
                 break;
-            if constexpr (CPLX) { /* (as the CPU engine: no product of an absent part) */
-                add_prod<S, TWO>(a[0], dig[0], xv[u], yv[u], fl, 0);
-                if (cx && cy)
-                    add_prod<S, TWO>(a[0], dig[0], xi[u], yi[u], fl, 0);
-                if (cy)
-                    add_prod<S, TWO>(a[1], dig[1], xv[u], yi[u], fl, 4);
-                if (cx)
-                    add_prod<S, TWO>(a[1], dig[1], -xi[u], yv[u], fl, 4);
-                if constexpr (NS == 4) {
-                    add_prod<S, TWO>(a[NS - 2], dig[NS - 2], xv[u], xv[u], fl, 8);
-                    add_prod<S, TWO>(a[NS - 2], dig[NS - 2], xi[u], xi[u], fl, 8);
-                    add_prod<S, TWO>(a[NS - 1], dig[NS - 1], yv[u], yv[u], fl, 12);
-                    add_prod<S, TWO>(a[NS - 1], dig[NS - 1], yi[u], yi[u], fl, 12);
-                }
-            } else if constexpr (NS == 3) {
-                add_prod<S, TWO>(a[0], dig[0], xv[u], yv[u], fl, 0);
-                add_prod<S, TWO>(a[1], dig[1], xv[u], xv[u], fl, 4);
-                add_prod<S, TWO>(a[2], dig[2], yv[u], yv[u], fl, 8);
-            } else if (mode == M_ABS) { /* (|x| 1: exact) */
-                add_prod<S, false>(a[0], dig[0], fabs(xv[u]), 1.0, fl, 0);
-            } else {
-                add_prod<S, TWO>(a[0], dig[0], xv[u], mode == M_DOT ? yv[u] : xv[u], fl, 0);
-            }
+            each_prod<NS>(mode, cx, cy, xv[u], yv[u], xi[u], yi[u],
+                          [&](int j, double p, double q, bool two) {
+                              if (two)
+                                  add_prod<S, TWO>(a[j], dig[j], p, q, fl, 4 * j);
+                              else
+                                  add_prod<S, false>(a[j], dig[j], p, q, fl, 4 * j);
+                          });
         }
     }
 #pragma unroll
@@ -206,14 +224,15 @@ __global__ void __launch_bounds__(kThreads)
     int any = 0;
     for (int b = 1; b < 1 << (4 * NS); b <<= 1)
         any |= __syncthreads_or(fl & b) ? b : 0;
+    unsigned long long *out = digits + o * (NS * GD_EXACT_LIMBS + 1);
     if (threadIdx.x == 0 && any)
-        atomicOr(flags + o, any);
+        atomicOr(out + NS * GD_EXACT_LIMBS, (unsigned long long)any);
     for (int i = threadIdx.x; i < NS * GD_EXACT_LIMBS; i += blockDim.x) {
         unsigned long long s = 0;
         for (int w = 0; w < kWarps; w++)
             s += (&wd[w][0][0])[i];
         if (s)
-            atomicAdd(digits + o * NS * GD_EXACT_LIMBS + i, s);
+            atomicAdd(out + i, s);
     }
 }
 
@@ -234,35 +253,23 @@ static int device_mode(const gpudot_dot_req *r)
     return r->op == GPUDOT_OP_DOT ? M_DOT : M_COS;
 }
 
-/* the kernel of T and NS (its occupancy where grid is 0) */
-template <typename T, int NS>
-static int launch_ns(int mode, dim3 grid, const gpudot_dot_req *r, int64_t nk, int64_t kx,
-                     int64_t o0, unsigned long long *dig, int *flags)
+template <typename T>
+using exact_kernel = void (*)(const T *, const T *, int, int, int, int64_t, int64_t, int64_t,
+                              int64_t, int64_t, int64_t, unsigned long long *);
+
+/* the kernel of T for mode (its number of sums) */
+template <typename T> static exact_kernel<T> kernel_of(int mode)
 {
     constexpr int S = sizeof(T) == 4 ? kSlotsF : kSlotsD;
-    auto *kern = exact_columns<T, S, NS>;
-    int occ = 0;
-    if (grid.x == 0)
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kern, kThreads, 0);
-    else
-        kern<<<grid, kThreads, 0, E->stream>>>((const T *)r->x, (const T *)r->y, mode, r->cx, r->cy,
-                                               nk, kx, r->ax, r->ky, r->ay, o0, dig, flags);
-    return occ > 0 ? occ : 1;
-}
-
-template <typename T>
-static int launch(int mode, dim3 grid, const gpudot_dot_req *r, int64_t nk, int64_t kx, int64_t o0,
-                  unsigned long long *dig, int *flags)
-{
     switch (ns_of(mode)) {
     case 2:
-        return launch_ns<T, 2>(mode, grid, r, nk, kx, o0, dig, flags);
+        return exact_columns<T, S, 2>;
     case 3:
-        return launch_ns<T, 3>(mode, grid, r, nk, kx, o0, dig, flags);
+        return exact_columns<T, S, 3>;
     case 4:
-        return launch_ns<T, 4>(mode, grid, r, nk, kx, o0, dig, flags);
+        return exact_columns<T, S, 4>;
     default:
-        return launch_ns<T, 1>(mode, grid, r, nk, kx, o0, dig, flags);
+        return exact_columns<T, S, 1>;
     }
 }
 
@@ -284,30 +291,28 @@ static void round_out(const gpudot_dot_req *r, int ns, int64_t o, const int64_t 
     gpudot_exact_store(r, o, a, 0);
 }
 
-static gpudot_status device_sums(const gpudot_dot_req *r, int mode)
+template <typename T> static gpudot_status device_sums(const gpudot_dot_req *r, int mode)
 {
-    int ns = ns_of(mode), f32 = r->type == GPUDOT_F32;
+    int ns = ns_of(mode);
     /* a complex run's squares: its parts as twice the real elements */
     int64_t c = mode == M_SQ && r->cx ? 2 : 1, nk = r->nk * c, kx = r->kx * c;
-    int64_t g = r->na < kGroup ? r->na : kGroup;
-    size_t db = (size_t)g * ns * GD_EXACT_LIMBS * 8, fb = (size_t)g * sizeof(int);
-    gpudot_status st = buf_need(E->exact, db + fb, "cudaMalloc (exact)");
+    int64_t g = r->na < kGroup ? r->na : kGroup, rec = ns * GD_EXACT_LIMBS + 1;
+    size_t db = (size_t)(g * rec) * 8; /* each output's digits, then its flags */
+    gpudot_status st = buf_need(E->exact, db, "cudaMalloc (exact)");
     if (st != GPUDOT_OK)
         return st;
     unsigned long long *dig = (unsigned long long *)E->exact.p;
-    int *flags = (int *)((char *)E->exact.p + db);
     int64_t *hd = (int64_t *)malloc(db);
-    int *hf = (int *)malloc(fb);
     gd_exact *a = (gd_exact *)malloc(4 * sizeof(gd_exact));
-    if (!hd || !hf || !a) {
-        free(hd), free(hf), free(a);
+    if (!hd || !a) {
+        free(hd), free(a);
         return GPUDOT_OUT_OF_MEMORY;
     }
     /* one wave of the blocks a SM holds at once, shared by the launch's outputs */
-    dim3 none(0);
-    int64_t wave = (int64_t)(f32 ? launch<float>(mode, none, r, 0, 0, 0, nullptr, nullptr)
-                                 : launch<double>(mode, none, r, 0, 0, 0, nullptr, nullptr)) *
-                   E->prop.multiProcessorCount;
+    exact_kernel<T> kern = kernel_of<T>(mode);
+    int occ = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kern, kThreads, 0);
+    int64_t wave = (int64_t)(occ > 0 ? occ : 1) * E->prop.multiProcessorCount;
     int64_t per = (nk + kThreads - 1) / kThreads; /* blocks a run could use */
     int64_t bx = wave / g > 1 ? wave / g : 1;
     bx = bx < per ? bx : (per > 0 ? per : 1);
@@ -315,27 +320,20 @@ static gpudot_status device_sums(const gpudot_dot_req *r, int mode)
         bx *= 2;
     for (int64_t o0 = 0; o0 < r->na && st == GPUDOT_OK; o0 += g) {
         int64_t n = r->na - o0 < g ? r->na - o0 : g;
-        CKS(cudaMemsetAsync(E->exact.p, 0, db + fb, E->stream), "cudaMemset (exact)");
+        CKS(cudaMemsetAsync(dig, 0, (size_t)(n * rec) * 8, E->stream), "cudaMemset (exact)");
         if (st != GPUDOT_OK)
             break;
-        dim3 grid((unsigned)bx, (unsigned)n);
-        unsigned long long *d0 = dig - o0 * ns * GD_EXACT_LIMBS;
-        if (f32)
-            launch<float>(mode, grid, r, nk, kx, o0, d0, flags - o0);
-        else
-            launch<double>(mode, grid, r, nk, kx, o0, d0, flags - o0);
+        kern<<<dim3((unsigned)bx, (unsigned)n), kThreads, 0, E->stream>>>(
+            (const T *)r->x, (const T *)r->y, mode, r->cx, r->cy, nk, kx, r->ax, r->ky, r->ay, o0,
+            dig - o0 * rec);
         CKS(cudaGetLastError(), "exact kernel");
-        CKS(cudaMemcpyAsync(hd, dig, (size_t)n * ns * GD_EXACT_LIMBS * 8, cudaMemcpyDeviceToHost,
-                            E->stream),
-            "cudaMemcpy (exact)");
-        CKS(cudaMemcpyAsync(hf, flags, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost, E->stream),
+        CKS(cudaMemcpyAsync(hd, dig, (size_t)(n * rec) * 8, cudaMemcpyDeviceToHost, E->stream),
             "cudaMemcpy (exact)");
         CKS(cudaStreamSynchronize(E->stream), "exact kernel");
         for (int64_t i = 0; i < n && st == GPUDOT_OK; i++)
-            round_out(r, ns, o0 + i, hd + i * ns * GD_EXACT_LIMBS, hf[i], a);
+            round_out(r, ns, o0 + i, hd + i * rec, (int)hd[i * rec + rec - 1], a);
     }
     free(hd);
-    free(hf);
     free(a);
     return st;
 }
@@ -372,7 +370,7 @@ gpudot_status exact_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
         return gpudot_cuda_dot(&q, poll);
     }
     if (mode >= 0)
-        return device_sums(r, mode);
+        return r->type == GPUDOT_F32 ? device_sums<float>(r, mode) : device_sums<double>(r, mode);
     gpudot_dot_req q = *r;
     int has_y = r->op != GPUDOT_OP_NORM;
     void *tx = nullptr, *ty = nullptr;

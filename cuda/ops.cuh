@@ -18,7 +18,7 @@ template <typename T_, int M, bool CX_, bool CY_> struct DotOp {
     using Acc = gpudot::Acc<M>;
     static constexpr bool CX = CX_, CY = CY_, UNARY = false;
     /* columns_query takes real plain sums of a vector broadcast over the columns */
-    static constexpr bool kBatchFinish = false, kQuery = M != COMP && !CX_ && !CY_;
+    static constexpr bool kBatchFinish = false, kCos = false, kQuery = M != COMP && !CX_ && !CY_;
     static constexpr int kWarpBlocks = 1; /* columns_warp's launch bounds: as ptxas likes */
     static constexpr int kWords = (CX || CY) ? 2 : 1; /* values of T an output takes */
     /* fields s0, s1, c0, c1 */
@@ -62,7 +62,7 @@ template <typename T_, typename A_, int PK, bool COMPM, bool CX_> struct NormOp 
     using A = A_;
     using Acc = typename NormAcc<A>::type;
     static constexpr bool CX = CX_, CY = false, UNARY = true;
-    static constexpr bool kBatchFinish = false, kQuery = false;
+    static constexpr bool kBatchFinish = false, kCos = false, kQuery = false;
     static constexpr int kWarpBlocks = 1; /* columns_warp's launch bounds: as ptxas likes */
     static constexpr int kWords = 1;
     /* fields e, s, c, sml, csml, big, cbig: the fast 2-norm and p = 1 use s (and c),
@@ -139,7 +139,7 @@ template <typename T_, typename A_, bool COMPM, bool CX_, bool CY_, bool FAST> s
     using A = A_;
     using Acc = typename CosAcc<A>::type;
     static constexpr bool CX = CX_, CY = CY_, UNARY = false;
-    static constexpr bool kBatchFinish = true; /* columns_warp_batched */
+    static constexpr bool kBatchFinish = true, kCos = true; /* (columns_warp_batched) */
     /* columns_query takes it where one operand is a vector broadcast over the columns */
     static constexpr bool kQuery = FAST && !COMPM && !CX_ && !CY_;
     /* columns_warp's blocks an SM for unscaled real sums: ptxas took 98 registers, 2 blocks

@@ -116,7 +116,11 @@ static void launch_wide(const float *Q, const float *Dc, int64_t d, int64_t m, i
         int64_t mq = m - q0 < wr ? m - q0 : wr, mp = (mq + 127) / 128 * 128;
         if (first || wr < m)
             widen_queries<<<(unsigned)mp, 256>>>(Q + q0 * d, d, mq, dp, qw, q2);
-        dim3 g((unsigned)((nc + 127) / 128), (unsigned)(mp / 128));
+        /* a block an SM, each slab of queries a share of the SMs (each block loops) */
+        int64_t tiles = (nc + 127) / 128, slabs = mp / 128;
+        int64_t gx = E->prop.multiProcessorCount / slabs;
+        gx = gx < 1 ? 1 : gx > tiles ? tiles : gx;
+        dim3 g((unsigned)gx, (unsigned)slabs);
         kernel<<<g, 256, kWideSmem>>>(qw, q2, dp, Dc, d, mq, nc, cosine, s + q0 * nc);
     }
 }

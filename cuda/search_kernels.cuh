@@ -464,12 +464,14 @@ __device__ __forceinline__ void wide_load(double *S, const double *Qw, int64_t d
 }
 
 /* Single data in double on Hopper's tensor cores, the queries widened beforehand
- * (widen_queries): a block a tile of 128 queries x 128 columns, its 8 warps 2 x 4, each 64
- * x 32 (4 x 4 MMA tiles of 16 x 8), kMmaStages tiles of kMmaK in flight by cp.async.  Only
- * D's singles are widened as the fragments are read, each by two warps.  A warp's 16-query
- * rows interleave with the other row of warps' (16 (2 i + wq) ..), so that a sub-partition
- * skips as many rows past m as another.  D's norms from the warps of the first row's
- * fragments; Q's from q2. */
+ * (widen_queries): tiles of 128 queries x 128 columns, a block's 8 warps 2 x 4, each 64 x 32
+ * (4 x 4 MMA tiles of 16 x 8), kMmaStages tiles of kMmaK in flight by cp.async.  A block
+ * takes column tiles blockIdx.x, + gridDim.x, ..., its pipeline running on from one tile
+ * into the next, so that a tile's first loads are in flight through the last one's steps
+ * and its stores.  Only D's singles are widened as the fragments are read, each by two
+ * warps.  A warp's 16-query rows interleave with the other row of warps'
+ * (16 (2 i + wq) ..), so that a sub-partition skips as many rows past m as another.  D's
+ * norms from the warps of the first row's fragments; Q's from q2. */
 template <bool VEC>
 __global__ void __launch_bounds__(256, 1)
     search_wide_f32(const double *__restrict__ Qw, const double *__restrict__ q2, int64_t dp,
@@ -481,89 +483,99 @@ __global__ void __launch_bounds__(256, 1)
     double *qn = wide_smem + kMmaStages * kWideStage, *dn = qn + BM;
     int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     int wq = warp >> 2, wj = warp & 3, g = lane >> 2, t = lane & 3;
-    int64_t j0 = (int64_t)blockIdx.x * BN, q0 = (int64_t)blockIdx.y * BM;
-    int64_t ktiles = (d + BK - 1) / BK;
+    int64_t q0 = (int64_t)blockIdx.y * BM;
+    int ntiles = (int)((nc + BN - 1) / BN), ktiles = (int)((d + BK - 1) / BK);
+    int mine = ntiles > (int)blockIdx.x ? (ntiles - 1 - (int)blockIdx.x) / (int)gridDim.x + 1 : 0;
+    int steps = mine * ktiles; /* (its tiles' steps of kMmaK, in order) */
+    auto load = [&](int st) {
+        int64_t j0 = ((int64_t)blockIdx.x + st / ktiles * gridDim.x) * BN;
+        wide_load<VEC>(wide_smem + st % kMmaStages * kWideStage, Qw, dp, Dc, d, nc, q0, j0,
+                       (int64_t)(st % ktiles) * BK);
+    };
     bool rows[4];
 #pragma unroll
     for (int i = 0; i < 4; i++)
         rows[i] = q0 + (2 * i + wq) * 16 < m;
-    double c[4][4][4] = {}, bsq[4] = {};
 #pragma unroll
     for (int st = 0; st < kMmaStages - 1; st++) {
-        if (st < ktiles)
-            wide_load<VEC>(wide_smem + st * kWideStage, Qw, dp, Dc, d, nc, q0, j0,
-                           (int64_t)st * BK);
+        if (st < steps)
+            load(st);
         cp_async_commit();
     }
-    for (int64_t kt = 0; kt < ktiles; kt++) {
-        cp_async_wait<kMmaStages - 2>();
-        __syncthreads();
-        if (kt + kMmaStages - 1 < ktiles)
-            wide_load<VEC>(wide_smem + (kt + kMmaStages - 1) % kMmaStages * kWideStage, Qw, dp, Dc,
-                           d, nc, q0, j0, (kt + kMmaStages - 1) * BK);
-        cp_async_commit();
-        const double *Qs = wide_smem + (kt % kMmaStages) * kWideStage;
-        const float *Ds = (const float *)(Qs + BM * LD);
+    for (int ti = 0; ti < mine; ti++) {
+        int64_t j0 = ((int64_t)blockIdx.x + ti * gridDim.x) * BN;
+        double c[4][4][4] = {}, bsq[4] = {};
+        for (int st = ti * ktiles; st < (ti + 1) * ktiles; st++) {
+            cp_async_wait<kMmaStages - 2>();
+            __syncthreads();
+            if (st + kMmaStages - 1 < steps)
+                load(st + kMmaStages - 1);
+            cp_async_commit();
+            const double *Qs = wide_smem + (st % kMmaStages) * kWideStage;
+            const float *Ds = (const float *)(Qs + BM * LD);
 #pragma unroll
-        for (int k16 = 0; k16 < BK; k16 += 16) {
-            double b[4][4];
-#pragma unroll
-            for (int jt = 0; jt < 4; jt++)
-#pragma unroll
-                for (int e = 0; e < 4; e++)
-                    b[jt][e] = (double)Ds[(wj * 32 + jt * 8 + g) * LD + k16 + t + 4 * e];
-            if (cosine && wq == 0)
+            for (int k16 = 0; k16 < BK; k16 += 16) {
+                double b[4][4];
 #pragma unroll
                 for (int jt = 0; jt < 4; jt++)
 #pragma unroll
                     for (int e = 0; e < 4; e++)
-                        bsq[jt] = fma(b[jt][e], b[jt][e], bsq[jt]);
+                        b[jt][e] = (double)Ds[(wj * 32 + jt * 8 + g) * LD + k16 + t + 4 * e];
+                if (cosine && wq == 0)
 #pragma unroll
-            for (int i = 0; i < 4; i++) {
-                if (!rows[i])
-                    continue;
-                double a[8];
+                    for (int jt = 0; jt < 4; jt++)
 #pragma unroll
-                for (int e = 0; e < 8; e++)
-                    a[e] = Qs[((2 * i + wq) * 16 + g + 8 * (e % 2)) * LD + k16 + t + 4 * (e / 2)];
+                        for (int e = 0; e < 4; e++)
+                            bsq[jt] = fma(b[jt][e], b[jt][e], bsq[jt]);
 #pragma unroll
-                for (int jt = 0; jt < 4; jt++)
-                    dmma_16x8x16(c[i][jt], a, b[jt]);
+                for (int i = 0; i < 4; i++) {
+                    if (!rows[i])
+                        continue;
+                    double a[8];
+#pragma unroll
+                    for (int e = 0; e < 8; e++)
+                        a[e] =
+                            Qs[((2 * i + wq) * 16 + g + 8 * (e % 2)) * LD + k16 + t + 4 * (e / 2)];
+#pragma unroll
+                    for (int jt = 0; jt < 4; jt++)
+                        dmma_16x8x16(c[i][jt], a, b[jt]);
+                }
             }
         }
+        if (cosine) { /* D's: the four K lanes of each column in a fixed order; reciprocals */
+            auto inv = [](double a2) { return a2 > 0 && !isinf(a2) ? 1 / sqrt(a2) : (double)NAN; };
+#pragma unroll
+            for (int o = 1; o < 4; o <<= 1)
+#pragma unroll
+                for (int jt = 0; jt < 4; jt++)
+                    bsq[jt] += __shfl_xor_sync(0xffffffffu, bsq[jt], o);
+            if (wq == 0 && t == 0)
+#pragma unroll
+                for (int jt = 0; jt < 4; jt++)
+                    dn[wj * 32 + jt * 8 + g] = inv(bsq[jt]);
+            if (tid < BM)
+                qn[tid] = inv(q2[q0 + tid]);
+            __syncthreads(); /* (the next tile's writes wait for its first step's barrier) */
+        }
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+#pragma unroll
+            for (int jt = 0; jt < 4; jt++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    int ql = (2 * i + wq) * 16 + g + 8 * (e / 2),
+                        jl = wj * 32 + jt * 8 + 2 * t + e % 2;
+                    int64_t q = q0 + ql, j = j0 + jl;
+                    double v = c[i][jt][e];
+                    if (cosine) {
+                        v = v * qn[ql] * dn[jl];
+                        v = v > 1 ? 1 : v < -1 ? -1 : v;
+                    }
+                    if (q < m && j < nc)
+                        s[q * nc + j] = (float)v;
+                }
     }
     cp_async_wait<0>();
-    if (cosine) { /* D's: the four K lanes of each column in a fixed order; reciprocals */
-        auto inv = [](double a2) { return a2 > 0 && !isinf(a2) ? 1 / sqrt(a2) : (double)NAN; };
-#pragma unroll
-        for (int o = 1; o < 4; o <<= 1)
-#pragma unroll
-            for (int jt = 0; jt < 4; jt++)
-                bsq[jt] += __shfl_xor_sync(0xffffffffu, bsq[jt], o);
-        if (wq == 0 && t == 0)
-#pragma unroll
-            for (int jt = 0; jt < 4; jt++)
-                dn[wj * 32 + jt * 8 + g] = inv(bsq[jt]);
-        if (tid < BM)
-            qn[tid] = inv(q2[q0 + tid]);
-        __syncthreads();
-    }
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-#pragma unroll
-        for (int jt = 0; jt < 4; jt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                int ql = (2 * i + wq) * 16 + g + 8 * (e / 2), jl = wj * 32 + jt * 8 + 2 * t + e % 2;
-                int64_t q = q0 + ql, j = j0 + jl;
-                double v = c[i][jt][e];
-                if (cosine) {
-                    v = v * qn[ql] * dn[jl];
-                    v = v > 1 ? 1 : v < -1 ? -1 : v;
-                }
-                if (q < m && j < nc)
-                    s[q * nc + j] = (float)v;
-            }
 }
 
 /* Single data in single (native) on the CUDA cores, the same tiles and pipeline as

@@ -17,6 +17,24 @@ __device__ __forceinline__ typename Op::Acc shfl_from(const Op &op, const typena
     return shfl_live(op, a, [&](auto v) { return __shfl_sync(0xffffffffu, v, from); });
 }
 
+/* Output a's sum by the L lanes of a group (sl: this lane's place in it), reduced across
+ * them (every lane of the group holds it); an empty sum past na */
+template <class Op>
+__device__ __forceinline__ typename Op::Acc group_sum(const Args &p, const Op &op, int64_t a, int sl,
+                                                      int L)
+{
+    using T = typename Op::T;
+    constexpr int ex = Op::CX ? 2 : 1, ey = Op::CY ? 2 : 1;
+    typename Op::Acc acc;
+    op.init(acc);
+    if (a < p.na) {
+        const T *x = (const T *)p.x + run_start(a, p.kx, p.ax, ex);
+        const T *y = Op::UNARY ? x : (const T *)p.y + run_start(a, p.ky, p.ay, ey);
+        run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, 0, p.nk, sl, L);
+    }
+    return warp_reduce(op, acc, L);
+}
+
 /*
  * columns_warp for Ops whose last step is costly (Op::kBatchFinish: a cosine's square
  * roots and division): a warp sums `batch` rounds of outputs, each group's sum moving to
@@ -28,8 +46,6 @@ __device__ __forceinline__ typename Op::Acc shfl_from(const Op &op, const typena
 template <class Op>
 __device__ __forceinline__ void columns_warp_batched(const Args &p, const Op &op)
 {
-    using T = typename Op::T;
-    constexpr int ex = Op::CX ? 2 : 1, ey = Op::CY ? 2 : 1;
     int lane = threadIdx.x & 31, L = p.lanes, per = 32 / L, B = p.batch > 1 ? p.batch : 1;
     int sub = lane / L, sl = lane % L;
     int64_t warp = (int64_t)blockIdx.x * (kThreads / 32) + (threadIdx.x >> 5);
@@ -39,15 +55,7 @@ __device__ __forceinline__ void columns_warp_batched(const Args &p, const Op &op
         typename Op::Acc mine; /* round sl's sum of this lane's group */
         op.init(mine);
         for (int b = 0; b < B; b++) {
-            int64_t a = a0 + b * per + sub;
-            typename Op::Acc acc;
-            op.init(acc);
-            if (a < p.na) {
-                const T *x = (const T *)p.x + run_start(a, p.kx, p.ax, ex);
-                const T *y = Op::UNARY ? x : (const T *)p.y + run_start(a, p.ky, p.ay, ey);
-                run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, 0, p.nk, sl, L);
-            }
-            acc = warp_reduce(op, acc, L);
+            typename Op::Acc acc = group_sum(p, op, a0 + b * per + sub, sl, L);
             if (B > 1)
                 acc = shfl_from(op, acc, lane - sl);
             if (sl == b)
@@ -71,22 +79,13 @@ __global__ void __launch_bounds__(kThreads, Op::kWarpBlocks) columns_warp(Args p
     if constexpr (Op::kBatchFinish) {
         columns_warp_batched(p, op);
     } else {
-        using T = typename Op::T;
-        constexpr int ex = Op::CX ? 2 : 1, ey = Op::CY ? 2 : 1;
         int lane = threadIdx.x & 31, L = p.lanes, per = 32 / L;
         int sub = lane / L, sl = lane % L;
         int64_t warp = (int64_t)blockIdx.x * (kThreads / 32) + (threadIdx.x >> 5);
         int64_t nwarps = (int64_t)gridDim.x * (kThreads / 32);
         for (int64_t a0 = warp * per; a0 < p.na; a0 += nwarps * per) {
             int64_t a = a0 + sub;
-            typename Op::Acc acc;
-            op.init(acc);
-            if (a < p.na) {
-                const T *x = (const T *)p.x + run_start(a, p.kx, p.ax, ex);
-                const T *y = Op::UNARY ? x : (const T *)p.y + run_start(a, p.ky, p.ay, ey);
-                run_sum(op, acc, x, p.kx > 1, y, p.ky > 1, 0, p.nk, sl, L);
-            }
-            acc = warp_reduce(op, acc, L);
+            typename Op::Acc acc = group_sum(p, op, a, sl, L);
             if (sl == 0 && a < p.na)
                 finish(op, p, a, acc);
         }
@@ -120,7 +119,7 @@ template <class Op> __global__ void __launch_bounds__(kThreads) columns_query(Ar
 {
     using T = typename Op::T;
     using A = typename Op::A;
-    constexpr bool EX = sizeof(T) == 4 && sizeof(A) == 8, COS = Op::kBatchFinish;
+    constexpr bool EX = sizeof(T) == 4 && sizeof(A) == 8, COS = Op::kCos;
     __shared__ A qs[kQueryMax];
     bool qx = p.ax == 1; /* the vector is x (else y) */
     const T *q = (const T *)(qx ? p.x : p.y), *M = (const T *)(qx ? p.y : p.x);

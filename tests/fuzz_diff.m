@@ -208,6 +208,14 @@ function exact_reversed (fn, x, y, xx, yy, pargs, dimargs, opts, got, desc)
       ry = flip (y, d);
     endif
   endif
+  ## (indexing narrows a complex array whose imaginary parts are all 0 to a real one, whose
+  ## products gdot leaves out: 0 Inf is no NaN there)
+  if (iscomplex (x) && isreal (rx))
+    rx = complex (rx);
+  endif
+  if (has_y && iscomplex (y) && isreal (ry))
+    ry = complex (ry);
+  endif
   if (isa (xx, "garray"))
     rx = garray (rx);
   endif
