@@ -20,8 +20,8 @@ __device__ __forceinline__ typename Op::Acc shfl_from(const Op &op, const typena
 /* Output a's sum by the L lanes of a group (sl: this lane's place in it), reduced across
  * them (every lane of the group holds it); an empty sum past na */
 template <class Op>
-__device__ __forceinline__ typename Op::Acc group_sum(const Args &p, const Op &op, int64_t a, int sl,
-                                                      int L)
+__device__ __forceinline__ typename Op::Acc group_sum(const Args &p, const Op &op, int64_t a,
+                                                      int sl, int L)
 {
     using T = typename Op::T;
     constexpr int ex = Op::CX ? 2 : 1, ey = Op::CY ? 2 : 1;
