@@ -220,7 +220,72 @@ static void spill_lanes(gd_exact *a, const double *v)
     }
 
 DEFINE_LANES(lanes_d, double, 3, 55, 2023, 1)
-DEFINE_LANES(lanes_f, float, 4, 1, 2023, 0)
+
+/* Singles' window (Rump, Ogita and Oishi's ExtractScalar): a block whose products p all lie
+ * in [2^(T - 34), 2^T) goes into two accumulators a lane, q1 = (s1 + p) - s1 and
+ * q2 = (s2 + r1) - s2 of the remainder r1 = p - q1, each exact on the grid 2^-53 s (s1 =
+ * 2^(T + 12), s2 = 2^(T - 29): 2^12 above what each takes), and nothing is left (a product
+ * of singles has 48 bits, all above 2^(T - 82)); the accumulators' sums of at most 2^12
+ * terms are exact, and go to the chunks every WIN_BLOCKS blocks.  Any other block takes the
+ * slots, as lanes_d's.  T: 2^6 above the first block's largest product.  Five additions a
+ * product where the slots' TwoSums take 24: gdot of 10^7 random singles on the 2-core VM
+ * 13.4 -> 7.9 ms (3.85x -> 2.07x "double"); products over 2^+-80, 15.6 -> 15.8. */
+#define WIN_BLOCKS 4096
+EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int64_t m)
+{
+    v8d s[4], w1 = {0}, w2 = {0}, s1 = {0}, s2 = {0};
+    for (int j = 0; j < 4; j++)
+        s[j] = (v8d){0};
+    const v8i absm = (v8i){0} + INT64_MAX;
+    int64_t i = 0, elo = 0, ehi = -1, blocks = 0;
+    for (; i + XL <= m; i += XL) {
+        v8d xv, yv;
+        for (int l = 0; l < XL; l++)
+            xv[l] = (double)x[i + l], yv[l] = (double)y[i + l];
+        v8d p = xv * yv;
+        v8i ep = ((v8i)p >> 52) & 0x7ff, ex = ((v8i)xv >> 52) & 0x7ff, ey = ((v8i)yv >> 52) & 0x7ff;
+        v8i bad = (ep - 1) | (2023 - ep) | (2018 - ex) | (2018 - ey) | (ex - 1) | (ey - 1);
+        int64_t any_bad = 0, top = 0;
+        for (int l = 0; l < XL; l++)
+            any_bad |= bad[l], top = ep[l] > top ? ep[l] : top;
+        if (any_bad < 0)
+            break;
+        if (ehi < 0) { /* the window: T = top's unbiased exponent + 1 + 6 */
+            int t = (int)top - 1023 + 7;
+            ehi = t + 1022, elo = t + 989;
+            s1 += ldexp(1.0, t + 12), s2 += ldexp(1.0, t - 29);
+        }
+        v8i out = (ep - elo) | (ehi - ep);
+        int64_t any_out = 0;
+        for (int l = 0; l < XL; l++)
+            any_out |= out[l];
+        if (any_out >= 0) {
+            v8d q1 = (s1 + p) - s1, r1 = p - q1, q2 = (s2 + r1) - s2;
+            w1 += q1, w2 += q2;
+            if (++blocks == WIN_BLOCKS) {
+                spill_lanes(a, (const double *)&w1), spill_lanes(a, (const double *)&w2);
+                w1 = w2 = (v8d){0};
+                blocks = 0;
+            }
+            continue;
+        }
+        v8d v = p;
+        EXPAND(s, 4, v)
+        v8i nz = (v8i)v & absm;
+        int64_t any = 0;
+        for (int l = 0; l < XL; l++)
+            any |= nz[l];
+        if (any)
+            spill_lanes(a, (const double *)&v);
+    }
+    for (int j = 0; j < 4; j++)
+        spill_lanes(a, (const double *)&s[j]);
+    spill_lanes(a, (const double *)&w1), spill_lanes(a, (const double *)&w2);
+    if (i > 0)
+        a->not_negzero = 1;
+    a->count += i;
+    return i;
+}
 
 /* whether this CPU runs the lanes (x86-64-v4), asked once */
 static int lanes_ok(void)

@@ -82,6 +82,19 @@
 %! y(1, 40:8:end) = -y(1, 40:8:end);
 %! assert (isequal (bits (e (x, y)), bits (e (x, y, 0, 1))));
 %! assert (isequal (bits (e (x(end:-1:1), y(end:-1:1))), bits (e (x, y, 0, 1))));
+%! ## singles' window in the lanes (products within 2^34 of a top set by the first block):
+%! ## past 4096 blocks (its accumulators' turn into the chunks), blocks above its top, below
+%! ## its bottom and across it, against the whole-range path
+%! ## (each product cancelled by its negation elsewhere, so every bit of them counts)
+%! xs = single (randn (1, 2^15 + 5));  ys = single (randn (1, 2^15 + 5));
+%! xs(1:8) = 2^-3;
+%! xs(20001:20008) = 2^20;  xs(25001:25003) = 2^-30;  xs(30001:30016) = 2^-40;
+%! k = randperm (numel (xs));
+%! xs = [xs, -xs(k), single(3 * 2^-60)];  ys = [ys, ys(k), single(1)];
+%! assert (bits (e (xs, ys, 0, 1)), bits (single (3 * 2^-60)));
+%! assert (isequal (bits (e (xs, ys)), bits (e (xs, ys, 0, 1))));
+%! assert (isequal (bits (e (xs(end:-1:1), ys(end:-1:1))), bits (e (xs, ys, 0, 1))));
+%! assert (isequal (bits (e (-xs, ys, 1000)), bits (e (-xs, ys, 0, 1))));
 %! ## 4 10^4 terms of 53 bits into one chunk pair, the most each can take (its carries)
 %! x = repmat ((2^53 - 1) * 2^13, 1, 20000);
 %! y = ones (1, 20000);
