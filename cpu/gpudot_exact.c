@@ -163,6 +163,29 @@ static void spill_lanes(gd_exact *a, const double *v)
             chunk_spill(a, v[l]);
 }
 
+/* the OR of the lanes of v (negative: some lane is) */
+EXACT_V4 static inline int64_t or_lanes(v8i v)
+{
+    int64_t o = 0;
+    for (int l = 0; l < XL; l++)
+        o |= v[l];
+    return o;
+}
+
+/* a block's products p = x y: negative where one is outside the fast range (|p| from the
+ * exponent field plo on, below 2^1000, normal nonzero factors below 2^996); its products'
+ * exponent fields ep and their largest *mx */
+EXACT_V4 static inline int64_t block_fast(v8d xv, v8d yv, v8d p, int64_t plo, v8i *ep, int64_t *mx)
+{
+    *ep = ((v8i)p >> 52) & 0x7ff;
+    v8i ex = ((v8i)xv >> 52) & 0x7ff, ey = ((v8i)yv >> 52) & 0x7ff;
+    v8i bad = (*ep - plo) | (2023 - *ep) | (2018 - ex) | (2018 - ey) | (ex - 1) | (ey - 1);
+    *mx = 0;
+    for (int l = 0; l < XL; l++)
+        *mx = (*ep)[l] > *mx ? (*ep)[l] : *mx;
+    return or_lanes(bad);
+}
+
 /* Singles' window (Rump, Ogita and Oishi's ExtractScalar): a block whose products p all lie
  * in [2^(T - 34), 2^T) goes into two accumulators a lane, q1 = (s1 + p) - s1 and
  * q2 = (s2 + r1) - s2 of the remainder r1 = p - q1, each exact on the grid 2^-53 s (s1 =
@@ -185,23 +208,16 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
         for (int l = 0; l < XL; l++)
             xv[l] = (double)x[i + l], yv[l] = (double)y[i + l];
         v8d p = xv * yv;
-        v8i ep = ((v8i)p >> 52) & 0x7ff, ex = ((v8i)xv >> 52) & 0x7ff, ey = ((v8i)yv >> 52) & 0x7ff;
-        v8i bad = (ep - 1) | (2023 - ep) | (2018 - ex) | (2018 - ey) | (ex - 1) | (ey - 1);
-        int64_t any_bad = 0, top = 0;
-        for (int l = 0; l < XL; l++)
-            any_bad |= bad[l], top = ep[l] > top ? ep[l] : top;
-        if (any_bad < 0)
+        v8i ep;
+        int64_t top;
+        if (block_fast(xv, yv, p, 1, &ep, &top) < 0)
             break;
         if (ehi < 0) { /* the window: T = top's unbiased exponent + 1 + 6 */
             int t = (int)top - 1023 + 7;
             ehi = t + 1022, elo = t + 989;
             s1 += ldexp(1.0, t + 12), s2 += ldexp(1.0, t - 29);
         }
-        v8i out = (ep - elo) | (ehi - ep);
-        int64_t any_out = 0;
-        for (int l = 0; l < XL; l++)
-            any_out |= out[l];
-        if (any_out >= 0) {
+        if (or_lanes((ep - elo) | (ehi - ep)) >= 0) {
             v8d q1 = (s1 + p) - s1, r1 = p - q1, q2 = (s2 + r1) - s2;
             w1 += q1, w2 += q2;
             if (++blocks == WIN_BLOCKS) {
@@ -213,11 +229,7 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
         }
         v8d v = p;
         EXPAND(s, 4, v)
-        v8i nz = (v8i)v & absm;
-        int64_t any = 0;
-        for (int l = 0; l < XL; l++)
-            any |= nz[l];
-        if (any)
+        if (or_lanes((v8i)v & absm))
             spill_lanes(a, (const double *)&v);
     }
     for (int j = 0; j < 4; j++)
@@ -248,12 +260,9 @@ EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, i
         for (int l = 0; l < XL; l++)
             xv[l] = x[i + l], yv[l] = y[i + l];
         v8d p = xv * yv;
-        v8i ep = ((v8i)p >> 52) & 0x7ff, ex = ((v8i)xv >> 52) & 0x7ff, ey = ((v8i)yv >> 52) & 0x7ff;
-        v8i bad = (ep - 55) | (2023 - ep) | (2018 - ex) | (2018 - ey) | (ex - 1) | (ey - 1);
-        int64_t any_bad = 0, mx = 0;
-        for (int l = 0; l < XL; l++)
-            any_bad |= bad[l], mx = ep[l] > mx ? ep[l] : mx;
-        if (any_bad < 0)
+        v8i ep;
+        int64_t mx;
+        if (block_fast(xv, yv, p, 55, &ep, &mx) < 0)
             break;
         if (!set) { /* the windows, from this first block: T = its largest + 1 + 6 */
             T = mx - 1023 + 7, set = 1;
@@ -267,10 +276,7 @@ EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, i
         v8i ee = ((v8i)e >> 52) & 0x7ff;
         v8i out = (ep - (T + 993)) | ((T + 1022) - ep) |
                   (((ee - (T + 940)) | ((T + 969) - ee)) & (((v8i)e & absm) != 0));
-        int64_t any_out = 0;
-        for (int l = 0; l < XL; l++)
-            any_out |= out[l];
-        if (any_out >= 0) {
+        if (or_lanes(out) >= 0) {
             v8d q1 = (s1 + p) - s1, r1 = p - q1, q2 = (s2 + r1) - s2;
             v8d g1 = (t1 + e) - t1, h1 = e - g1, g2 = (t2 + h1) - t2;
             w1 += q1, w2 += q2, u1 += g1, u2 += g2;
@@ -285,11 +291,7 @@ EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, i
         v8d v = p;
         EXPAND(s, 3, v)
         EXPAND(s, 3, e)
-        v8i nz = ((v8i)e | (v8i)v) & absm;
-        int64_t any = 0;
-        for (int l = 0; l < XL; l++)
-            any |= nz[l];
-        if (any)
+        if (or_lanes(((v8i)e | (v8i)v) & absm))
             spill_lanes(a, (const double *)&v), spill_lanes(a, (const double *)&e);
     }
     for (int j = 0; j < 3; j++)

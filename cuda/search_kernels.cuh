@@ -463,6 +463,50 @@ __device__ __forceinline__ void wide_load(double *S, const double *Qw, int64_t d
     }
 }
 
+/* search_wide_f32's tile of scores from its warps' sums c (a cosine: D's squared norms'
+ * shares bsq from the first row of warps, Q's from q2; nd: 2 x 128 doubles of shared
+ * memory for the reciprocals) into s */
+__device__ __forceinline__ void wide_store(const double (&c)[4][4][4], double (&bsq)[4],
+                                           bool cosine, const double *__restrict__ q2, int64_t q0,
+                                           int64_t j0, int64_t m, int64_t nc, double *nd,
+                                           float *__restrict__ s)
+{
+    int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    int wq = warp >> 2, wj = warp & 3, g = lane >> 2, t = lane & 3;
+    double *qn = nd, *dn = nd + 128;
+    if (cosine) { /* D's: the four K lanes of each column in a fixed order; reciprocals */
+        auto inv = [](double a2) { return a2 > 0 && !isinf(a2) ? 1 / sqrt(a2) : (double)NAN; };
+#pragma unroll
+        for (int o = 1; o < 4; o <<= 1)
+#pragma unroll
+            for (int jt = 0; jt < 4; jt++)
+                bsq[jt] += __shfl_xor_sync(0xffffffffu, bsq[jt], o);
+        if (wq == 0 && t == 0)
+#pragma unroll
+            for (int jt = 0; jt < 4; jt++)
+                dn[wj * 32 + jt * 8 + g] = inv(bsq[jt]);
+        if (tid < 128)
+            qn[tid] = inv(q2[q0 + tid]);
+        __syncthreads(); /* (the next tile's writes wait for its first step's barrier) */
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int jt = 0; jt < 4; jt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                int ql = (2 * i + wq) * 16 + g + 8 * (e / 2), jl = wj * 32 + jt * 8 + 2 * t + e % 2;
+                int64_t q = q0 + ql, j = j0 + jl;
+                double v = c[i][jt][e];
+                if (cosine) {
+                    v = v * qn[ql] * dn[jl];
+                    v = v > 1 ? 1 : v < -1 ? -1 : v;
+                }
+                if (q < m && j < nc)
+                    s[q * nc + j] = (float)v;
+            }
+}
+
 /* Single data in double on Hopper's tensor cores, the queries widened beforehand
  * (widen_queries): tiles of 128 queries x 128 columns, a block's 8 warps 2 x 4, each 64 x 32
  * (4 x 4 MMA tiles of 16 x 8), kMmaStages tiles of kMmaK in flight by cp.async.  A block
@@ -480,8 +524,7 @@ __global__ void __launch_bounds__(256, 1)
 {
     constexpr int BM = 128, BN = 128, BK = kMmaK, LD = kMmaLd;
     extern __shared__ double wide_smem[];
-    double *qn = wide_smem + kMmaStages * kWideStage, *dn = qn + BM;
-    int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     int wq = warp >> 2, wj = warp & 3, g = lane >> 2, t = lane & 3;
     int64_t q0 = (int64_t)blockIdx.y * BM;
     int ntiles = (int)((nc + BN - 1) / BN), ktiles = (int)((d + BK - 1) / BK);
@@ -542,38 +585,7 @@ __global__ void __launch_bounds__(256, 1)
                 }
             }
         }
-        if (cosine) { /* D's: the four K lanes of each column in a fixed order; reciprocals */
-            auto inv = [](double a2) { return a2 > 0 && !isinf(a2) ? 1 / sqrt(a2) : (double)NAN; };
-#pragma unroll
-            for (int o = 1; o < 4; o <<= 1)
-#pragma unroll
-                for (int jt = 0; jt < 4; jt++)
-                    bsq[jt] += __shfl_xor_sync(0xffffffffu, bsq[jt], o);
-            if (wq == 0 && t == 0)
-#pragma unroll
-                for (int jt = 0; jt < 4; jt++)
-                    dn[wj * 32 + jt * 8 + g] = inv(bsq[jt]);
-            if (tid < BM)
-                qn[tid] = inv(q2[q0 + tid]);
-            __syncthreads(); /* (the next tile's writes wait for its first step's barrier) */
-        }
-#pragma unroll
-        for (int i = 0; i < 4; i++)
-#pragma unroll
-            for (int jt = 0; jt < 4; jt++)
-#pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    int ql = (2 * i + wq) * 16 + g + 8 * (e / 2),
-                        jl = wj * 32 + jt * 8 + 2 * t + e % 2;
-                    int64_t q = q0 + ql, j = j0 + jl;
-                    double v = c[i][jt][e];
-                    if (cosine) {
-                        v = v * qn[ql] * dn[jl];
-                        v = v > 1 ? 1 : v < -1 ? -1 : v;
-                    }
-                    if (q < m && j < nc)
-                        s[q * nc + j] = (float)v;
-                }
+        wide_store(c, bsq, cosine, q2, q0, j0, m, nc, wide_smem + kMmaStages * kWideStage, s);
     }
     cp_async_wait<0>();
 }
