@@ -18,7 +18,7 @@
 #include <cstring>
 #include <thread>
 
-#include "search_kernels.cuh"
+#include "search_wide.cuh"
 #include "topk.cuh"
 
 namespace gpudot
@@ -104,14 +104,17 @@ static int64_t wide_rows(const gpudot_search_req *r)
 }
 
 /* search_wide_f32 over m queries, wr a slab (widened on the first chunk, or every chunk
- * where they take several slabs) */
+ * where they take several slabs): the scores into s, or (k > 0) each query's best k into
+ * val and idx (layout as topk_runs'), the blocks' lists in sv and si (wide_lists entries) */
 static void launch_wide(const float *Q, const float *Dc, int64_t d, int64_t m, int64_t nc,
-                        int64_t wr, bool first, bool cosine, double *qw, double *q2, float *s)
+                        int64_t wr, bool first, bool cosine, double *qw, double *q2, float *s,
+                        int k, float *sv, int *si, float *val, int64_t *idx)
 {
     int64_t dp = wide_k(d);
     bool vec = d % 4 == 0 && (uintptr_t)Dc % 16 == 0;
     auto kernel = vec ? search_wide_f32<true> : search_wide_f32<false>;
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kWideSmem);
+    size_t smem = kWideSmem + (k > 0 ? kSelSmem : 0);
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     for (int64_t q0 = 0; q0 < m; q0 += wr) {
         int64_t mq = m - q0 < wr ? m - q0 : wr, mp = (mq + 127) / 128 * 128;
         if (first || wr < m)
@@ -121,11 +124,21 @@ static void launch_wide(const float *Q, const float *Dc, int64_t d, int64_t m, i
         int64_t gx = E->prop.multiProcessorCount / slabs;
         gx = gx < 1 ? 1 : gx > tiles ? tiles : gx;
         dim3 g((unsigned)gx, (unsigned)slabs);
-        kernel<<<g, 256, kWideSmem>>>(qw, q2, dp, Dc, d, mq, nc, cosine, s + q0 * nc);
+        kernel<<<g, 256, smem>>>(qw, q2, dp, Dc, d, mq, nc, cosine, k > 0 ? s : s + q0 * nc, k,
+                                 sv, si);
+        if (k > 0)
+            search_pick<<<(unsigned)mq, 128>>>(sv, si, gx * k, k, val + q0 * k, idx + q0 * k);
     }
 }
+/* entries of search_wide_f32's lists for a slab of wr queries' best k */
+static int64_t wide_lists(int64_t wr, int64_t k)
+{
+    int64_t sms = E->prop.multiProcessorCount, slabs = (wr + 127) / 128;
+    return 128 * (sms > slabs ? sms : slabs) * k;
+}
 static void launch_wide(const double *, const double *, int64_t, int64_t, int64_t, int64_t, bool,
-                        bool, double *, double *, double *)
+                        bool, double *, double *, double *, int, float *, int *, double *,
+                        int64_t *)
 {
 } /* (never: wide_rows is 0 for double data) */
 
@@ -189,21 +202,29 @@ static int64_t chunk_columns(int64_t m, int64_t n, size_t es)
     return nc > 128 ? nc : (n < 128 ? n : 128);
 }
 
-/* One device's part: D (device memory of E's device) against Q (host). */
+/* One device's part: D (device memory of E's device) against Q (host); query q's
+ * candidates to cand_v and cand_i at q w .. (*got of them, in the order of their indices:
+ * chunk by chunk).  Where the wide tile selects the best k itself (k <= kSelMax), D is one
+ * chunk and no score leaves the device's SMs; GPUDOT_SEARCH_CHUNKED (tests) keeps chunks. */
 template <typename T>
 static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t n, int64_t col0,
-                                T *cand_v, int64_t *cand_i, int *unsafe)
+                                T *cand_v, int64_t *cand_i, int64_t w, int64_t *got, int *unsafe)
 {
     int64_t d = r->dim, m = r->m, k = r->k;
     size_t es = sizeof(T);
-    int64_t nc = chunk_columns(m, n, es);
-    int64_t kk = k < 0 ? 0 : (k < nc ? k : nc), chunks = n > 0 ? (n + nc - 1) / nc : 0;
-    /* one allocation: the flag, Q, a chunk's scores, every chunk's candidates (chunk c's kc
-     * of query q at c kk m + q kc: copied once at the end, no wait between chunks) */
-    auto up = [](size_t b) { return (b + 255) / 256 * 256; };
-    size_t qb = up((size_t)(d * m) * es), sb = up((size_t)(nc * m) * es);
-    size_t cb = (size_t)(chunks * kk * m);
     int64_t wr = wide_rows(r), dp = wide_k(d); /* (widened queries) */
+    bool fused = wr && k > 0 && k <= kSelMax && n <= INT32_MAX &&
+                 kWideSmem + kSelSmem <= E->prop.sharedMemPerBlockOptin &&
+                 !getenv("GPUDOT_SEARCH_CHUNKED");
+    int64_t nc = fused ? n : chunk_columns(m, n, es);
+    int64_t kk = k < 0 ? 0 : (k < nc ? k : nc), chunks = n > 0 ? (n + nc - 1) / nc : 0;
+    /* one allocation: the flag, Q, a chunk's scores (fused: the blocks' lists), every
+     * chunk's candidates (chunk c's kc of query q at c kk m + q kc: copied once at the end,
+     * no wait between chunks) */
+    auto up = [](size_t b) { return (b + 255) / 256 * 256; };
+    size_t qb = up((size_t)(d * m) * es);
+    size_t sb = fused ? up((size_t)wide_lists(wr, kk) * 8) : up((size_t)(nc * m) * es);
+    size_t cb = (size_t)(chunks * kk * m);
     size_t wb = wr ? (size_t)(wr * dp + wr) * sizeof(double) : 0;
     gpudot_status st =
         buf_need(E->search, 256 + qb + sb + up(cb * 8) + up(cb * es) + wb, "cudaMalloc (search)");
@@ -221,15 +242,20 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
     bool checked = !(r->single && r->accum != GPUDOT_ACC_NATIVE);
     for (int64_t c = 0; c < chunks && e == cudaSuccess && st == GPUDOT_OK; c++) {
         int64_t j0 = c * nc, ncc = n - j0 < nc ? n - j0 : nc;
-        if (wr)
-            launch_wide(dq, D + j0 * d, d, m, ncc, wr, c == 0, r->cosine, qw, q2, ds);
+        if (fused) {
+            float *sv = (float *)ds;
+            launch_wide(dq, D, d, m, n, wr, true, r->cosine, qw, q2, (T *)nullptr, (int)kk, sv,
+                        (int *)(sv + wide_lists(wr, kk)), cv, ci);
+        } else if (wr)
+            launch_wide(dq, D + j0 * d, d, m, ncc, wr, c == 0, r->cosine, qw, q2, ds, 0, nullptr,
+                        nullptr, nullptr, nullptr);
         else if (r->single && r->accum == GPUDOT_ACC_NATIVE)
             launch_tiles<T, float>(dq, D + j0 * d, d, m, ncc, r->cosine, checked, ds, flag);
         else if (r->accum == GPUDOT_ACC_COMP)
             launch_comp<T>(dq, D + j0 * d, d, m, ncc, r->cosine, checked, ds, flag);
         else
             launch_tiles<T, double>(dq, D + j0 * d, d, m, ncc, r->cosine, checked, ds, flag);
-        if ((e = cudaGetLastError()) != cudaSuccess)
+        if ((e = cudaGetLastError()) != cudaSuccess || fused)
             break;
         if (k < 0) /* every score: the chunk is rows j0 .. j0 + ncc of the n x m result */
             e = cudaMemcpy2D((T *)(r->dscores ? r->dscores : r->scores) + col0 + j0,
@@ -248,17 +274,17 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
         else if ((e = cudaMemcpy(hv, cv, cb * es, cudaMemcpyDeviceToHost)) == cudaSuccess)
             e = cudaMemcpy(hi, ci, cb * 8, cudaMemcpyDeviceToHost);
     }
-    /* query q's candidates from chunk c to slots c kk .. of its row of cand; a short last
-     * chunk's missing ones NaN (after every candidate, never chosen before one) */
-    int64_t w = chunks * kk;
+    /* query q's candidates from chunk c after those of the chunks before */
+    *got = 0;
     for (int64_t c = 0; hv && hi && e == cudaSuccess && st == GPUDOT_OK && c < chunks; c++) {
         int64_t j0 = c * nc, ncc = n - j0 < nc ? n - j0 : nc, kc = k < ncc ? k : ncc;
         for (int64_t q = 0; q < m; q++)
-            for (int64_t s = 0; s < kk; s++) {
+            for (int64_t s = 0; s < kc; s++) {
                 int64_t at = c * kk * m + q * kc + s;
-                cand_v[q * w + c * kk + s] = s < kc ? hv[at] : (T)NAN;
-                cand_i[q * w + c * kk + s] = s < kc ? hi[at] + j0 : n;
+                cand_v[q * w + *got + s] = hv[at];
+                cand_i[q * w + *got + s] = hi[at] + j0;
             }
+        *got += kc;
     }
     free(hv);
     if (e == cudaSuccess && st == GPUDOT_OK)
@@ -288,7 +314,7 @@ template <typename T> static gpudot_status search(gpudot_search_req *r)
         w[p] = part_width(r, r->parts[p].n, es);
         at[p + 1] = at[p] + w[p];
     }
-    int64_t W = at[np], m = r->m;
+    int64_t W = at[np], m = r->m, got[GPUDOT_MAX_SHARDS] = {0};
     T *cv = nullptr, *allv = nullptr;
     int64_t *cidx = nullptr, *gi = nullptr;
     if (W > 0) {
@@ -315,7 +341,7 @@ template <typename T> static gpudot_status search(gpudot_search_req *r)
             st[p] = P.dev < 0 ? probe() : use_device(P.dev);
             if (st[p] == GPUDOT_OK)
                 st[p] = search_one<T>(r, (const T *)P.d, P.n, P.j0, cv + at[p] * m,
-                                      cidx + at[p] * m, &unsafe[p]);
+                                      cidx + at[p] * m, w[p], &got[p], &unsafe[p]);
         }
     };
     int devs[GPUDOT_MAX_SHARDS], nd = 0;
@@ -343,14 +369,17 @@ template <typename T> static gpudot_status search(gpudot_search_req *r)
         r->unsafe |= unsafe[p];
     }
     if (s == GPUDOT_OK && W > 0) {
-        /* query q's candidates in index order: part by part, each part's chunk by chunk */
+        /* query q's candidates in index order: part by part (got[p] of part p's w[p] slots) */
+        int64_t G = 0;
+        for (int p = 0; p < np; p++)
+            G += got[p];
         for (int64_t q = 0; q < m; q++)
-            for (int p = 0; p < np; p++)
-                for (int64_t t = 0; t < w[p]; t++) {
-                    allv[q * W + at[p] + t] = cv[at[p] * m + q * w[p] + t];
-                    gi[q * W + at[p] + t] = cidx[at[p] * m + q * w[p] + t] + r->parts[p].j0;
+            for (int p = 0, o = 0; p < np; o += got[p], p++)
+                for (int64_t t = 0; t < got[p]; t++) {
+                    allv[q * G + o + t] = cv[at[p] * m + q * w[p] + t];
+                    gi[q * G + o + t] = cidx[at[p] * m + q * w[p] + t] + r->parts[p].j0;
                 }
-        s = gpudot_search_merge(r, allv, gi, W);
+        s = gpudot_search_merge(r, allv, gi, G);
     }
     free(allv), free(cv), free(cidx), free(gi);
     return s;

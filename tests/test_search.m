@@ -302,6 +302,38 @@
 %! endfor
 
 %!testif ; gpudot_gpu_available ()
+%! ## each query's best k chosen in the wide tile as its blocks go (single data, more than 8
+%! ## queries, k <= 16): ties across blocks and past a tile's buffer (a column repeated 400
+%! ## times), NaN scores after the numbers and k past the numbers (zero columns), parts
+%! ## smaller than k; the same bits as the selection from chunks of scores
+%! randn ("seed", 10);
+%! for d = [24 25]
+%!   B = single (randn (d, 50));
+%!   D = garray (repmat (B, 1, 400));
+%!   Q = single (randn (d, 20));
+%!   Q(:, 3) = B(:, 7);
+%!   Z = zeros (d, 3000, "single");
+%!   Z(:, [5 2000 2999]) = single (randn (d, 3));
+%!   Zs = zeros (d, 20, "single");
+%!   Zs(:, 3) = single (randn (d, 1));
+%!   for args = {{}, {"metric", "dot"}, {"accum", "native"}}
+%!     for k = [1 10 16]
+%!       check_search (Q, D, k, args{1});
+%!       check_search (Q, garray (Z), k, args{1});
+%!       check_search (Q, garray (Zs, "devices", [0 0 0]), k, args{1});
+%!       [S1, I1] = gsearch (Q, D, k, args{1}{:});
+%!       setenv ("GPUDOT_SEARCH_CHUNKED", "1");
+%!       unwind_protect
+%!         [S2, I2] = gsearch (Q, D, k, args{1}{:});
+%!       unwind_protect_cleanup
+%!         unsetenv ("GPUDOT_SEARCH_CHUNKED");
+%!       end_unwind_protect
+%!       assert (isequal (S1, S2) && isequal (I1, I2));
+%!     endfor
+%!   endfor
+%! endfor
+
+%!testif ; gpudot_gpu_available ()
 %! ## parts: a garray on several GPUs (several parts of one GPU on a one-GPU machine)
 %! ## gives the same bits as on one; the chunks of scores (n past one chunk)
 %! rand ("seed", 7); randn ("seed", 7);
