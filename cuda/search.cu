@@ -124,8 +124,8 @@ static void launch_wide(const float *Q, const float *Dc, int64_t d, int64_t m, i
         int64_t gx = E->prop.multiProcessorCount / slabs;
         gx = gx < 1 ? 1 : gx > tiles ? tiles : gx;
         dim3 g((unsigned)gx, (unsigned)slabs);
-        kernel<<<g, 256, smem>>>(qw, q2, dp, Dc, d, mq, nc, cosine, k > 0 ? s : s + q0 * nc, k,
-                                 sv, si);
+        kernel<<<g, 256, smem>>>(qw, q2, dp, Dc, d, mq, nc, cosine, k > 0 ? s : s + q0 * nc, k, sv,
+                                 si);
         if (k > 0)
             search_pick<<<(unsigned)mq, 128>>>(sv, si, gx * k, k, val + q0 * k, idx + q0 * k);
     }
