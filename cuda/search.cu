@@ -202,10 +202,25 @@ static int64_t chunk_columns(int64_t m, int64_t n, size_t es)
     return nc > 128 ? nc : (n < 128 ? n : 128);
 }
 
+/* Queries from which the wide tile selects the best k itself (wide_fused).  H100, 768 x 10^6
+ * singles, best 10, medians of three rounds: 100 queries 5.73 ms against 5.92 from chunks
+ * of scores, 20 queries 3.40 against 3.09 (the selection's steps, a block's warps all at
+ * once, weigh more beside a tile of fewer queries). */
+constexpr int64_t kFuseQueries = 64;
+
+/* Whether search_wide_f32 selects each query's best k itself: D one chunk, no score leaves
+ * the SMs.  GPUDOT_SEARCH_FUSE (tests): 1 wherever it can, 0 never. */
+static bool wide_fused(const gpudot_search_req *r, int64_t wr, int64_t n)
+{
+    const char *f = getenv("GPUDOT_SEARCH_FUSE");
+    bool want = f ? atoi(f) != 0 : r->m >= kFuseQueries;
+    return want && wr && r->k > 0 && r->k <= kSelMax && n <= INT32_MAX &&
+           kWideSmem + kSelSmem <= E->prop.sharedMemPerBlockOptin;
+}
+
 /* One device's part: D (device memory of E's device) against Q (host); query q's
  * candidates to cand_v and cand_i at q w .. (*got of them, in the order of their indices:
- * chunk by chunk).  Where the wide tile selects the best k itself (k <= kSelMax), D is one
- * chunk and no score leaves the device's SMs; GPUDOT_SEARCH_CHUNKED (tests) keeps chunks. */
+ * chunk by chunk). */
 template <typename T>
 static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t n, int64_t col0,
                                 T *cand_v, int64_t *cand_i, int64_t w, int64_t *got, int *unsafe)
@@ -213,9 +228,7 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
     int64_t d = r->dim, m = r->m, k = r->k;
     size_t es = sizeof(T);
     int64_t wr = wide_rows(r), dp = wide_k(d); /* (widened queries) */
-    bool fused = wr && k > 0 && k <= kSelMax && n <= INT32_MAX &&
-                 kWideSmem + kSelSmem <= E->prop.sharedMemPerBlockOptin &&
-                 !getenv("GPUDOT_SEARCH_CHUNKED");
+    bool fused = wide_fused(r, wr, n);
     int64_t nc = fused ? n : chunk_columns(m, n, es);
     int64_t kk = k < 0 ? 0 : (k < nc ? k : nc), chunks = n > 0 ? (n + nc - 1) / nc : 0;
     /* one allocation: the flag, Q, a chunk's scores (fused: the blocks' lists), every

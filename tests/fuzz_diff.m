@@ -482,7 +482,14 @@ function desc = case_search (devices)
       k = randi ([250 300]);
     endif
   endif
-  desc = sprintf ("gsearch (%s, %s, %s%s)", describe (Q, Q), describe (D, DD), mat2str (k), show_args (args));
+  ## the wide tile's own selection of the best k forced on or off, or by query count
+  fuse = {"", "0", "1"}{randi(3)};
+  if (isempty (fuse))
+    unsetenv ("GPUDOT_SEARCH_FUSE");
+  else
+    setenv ("GPUDOT_SEARCH_FUSE", fuse);
+  endif
+  desc = sprintf ("gsearch (%s, %s, %s%s) GPUDOT_SEARCH_FUSE=%s", describe (Q, Q), describe (D, DD), mat2str (k), show_args (args), fuse);
   dump (Q, D, args);
   S = gather (gsearch (Q, DD, args{:}));
   ## the reference: exact products of singles and double sums, as the double mode

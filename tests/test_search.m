@@ -303,9 +303,10 @@
 
 %!testif ; gpudot_gpu_available ()
 %! ## each query's best k chosen in the wide tile as its blocks go (single data, more than 8
-%! ## queries, k <= 16): ties across blocks and past a tile's buffer (a column repeated 400
-%! ## times), NaN scores after the numbers and k past the numbers (zero columns), parts
-%! ## smaller than k; the same bits as the selection from chunks of scores
+%! ## queries, k <= 16; GPUDOT_SEARCH_FUSE takes it below its 64 queries): ties across
+%! ## blocks and past a tile's buffer (a column repeated 400 times), NaN scores after the
+%! ## numbers and k past them (zero columns), parts smaller than k; the same bits as the
+%! ## selection from chunks of scores (100 queries: fused by default)
 %! randn ("seed", 10);
 %! for d = [24 25]
 %!   B = single (randn (d, 50));
@@ -318,19 +319,30 @@
 %!   Zs(:, 3) = single (randn (d, 1));
 %!   for args = {{}, {"metric", "dot"}, {"accum", "native"}}
 %!     for k = [1 10 16]
-%!       check_search (Q, D, k, args{1});
-%!       check_search (Q, garray (Z), k, args{1});
-%!       check_search (Q, garray (Zs, "devices", [0 0 0]), k, args{1});
-%!       [S1, I1] = gsearch (Q, D, k, args{1}{:});
-%!       setenv ("GPUDOT_SEARCH_CHUNKED", "1");
+%!       setenv ("GPUDOT_SEARCH_FUSE", "1");
 %!       unwind_protect
+%!         check_search (Q, D, k, args{1});
+%!         check_search (Q, garray (Z), k, args{1});
+%!         check_search (Q, garray (Zs, "devices", [0 0 0]), k, args{1});
+%!         [S1, I1] = gsearch (Q, D, k, args{1}{:});
+%!         setenv ("GPUDOT_SEARCH_FUSE", "0");
 %!         [S2, I2] = gsearch (Q, D, k, args{1}{:});
 %!       unwind_protect_cleanup
-%!         unsetenv ("GPUDOT_SEARCH_CHUNKED");
+%!         unsetenv ("GPUDOT_SEARCH_FUSE");
 %!       end_unwind_protect
 %!       assert (isequal (S1, S2) && isequal (I1, I2));
 %!     endfor
 %!   endfor
+%!   Q = single (randn (d, 100));
+%!   check_search (Q, D, 10, {});
+%!   [S1, I1] = gsearch (Q, D, 10);
+%!   setenv ("GPUDOT_SEARCH_FUSE", "0");
+%!   unwind_protect
+%!     [S2, I2] = gsearch (Q, D, 10);
+%!   unwind_protect_cleanup
+%!     unsetenv ("GPUDOT_SEARCH_FUSE");
+%!   end_unwind_protect
+%!   assert (isequal (S1, S2) && isequal (I1, I2));
 %! endfor
 
 %!testif ; gpudot_gpu_available ()
