@@ -2,10 +2,10 @@
  * CUDA engine: the similarity search's kernels (search.cu launches them).  Each computes a
  * tile of scores, queries x columns of D, into the chunk s[q nc + j]: few queries a warp a
  * column (search_few); single data in 128 x 128 tiles, on Hopper's FP64 tensor cores with the
- * queries widened beforehand (search_wide_f32) or in single on the CUDA cores
- * (search_simt_f32), both through cp.async stages; double data on the FP64 tensor cores'
- * m8n8k4 (search_mma, sm_80); the CUDA-core tiles (search_tile) elsewhere and for
- * "compensated".
+ * queries widened beforehand (search_wide_f32, in search_wide.cuh, with the helpers here)
+ * or in single on the CUDA cores (search_simt_f32), both through cp.async stages; double
+ * data on the FP64 tensor cores' m8n8k4 (search_mma, sm_80); the CUDA-core tiles
+ * (search_tile) elsewhere and for "compensated".
  */
 #pragma once
 
