@@ -16,6 +16,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #define EMIN GD_EXACT_EMIN /* limb 0's lowest bit: 2^-2272, below every product's m 2^e */
 #define CMIN (-1074)       /* chunk 0's lowest bit: the smallest subnormal */
@@ -129,9 +132,9 @@ static inline void add_prod_fast_f(gd_exact *a, float x, float y)
  * out of the last slot, and everything at the end, into the chunks.  A block with any other
  * product goes one product at a time.  A lane takes at most XRUN products before its slots
  * are emptied, so no TwoSum overflows.  An exact sum is the same by any path, so the CPU
- * picks one: on the 2-core VM (AMD EPYC) 3.2-3.5 ns a double product and 1.9-2.3 a single
- * one against the chunks' 5.6-6 and 3.1; built for AVX2 or less the lanes took 6.3 and 4.7
- * or more, so those CPUs keep the chunks. */
+ * picks one: on the 2-core VM (AMD EPYC) 2.5 ns a double product and 0.7 a single one, one
+ * thread, against the chunks' 5.6-6 and 3.1; built for AVX2 or less the lanes took 6.3 and
+ * 4.7 or more, so those CPUs keep the chunks. */
 #define XL 8
 #define XRUN ((int64_t)1 << 22)
 #define EXACT_V4 __attribute__((target("arch=x86-64-v4")))
@@ -163,27 +166,36 @@ static void spill_lanes(gd_exact *a, const double *v)
             chunk_spill(a, v[l]);
 }
 
-/* the OR of the lanes of v (negative: some lane is) */
-EXACT_V4 static inline int64_t or_lanes(v8i v)
+/* whether some lane of v is negative, or not 0: one mask instruction each where an OR
+ * across the lanes took seven (10^7 products, one thread on the 2-core VM: doubles 26.7 ->
+ * 24.5 ms, singles 9.2 -> 7.2) */
+EXACT_V4 static inline int any_neg(v8i v)
 {
-    int64_t o = 0;
-    for (int l = 0; l < XL; l++)
-        o |= v[l];
-    return o;
+    return _mm512_movepi64_mask((__m512i)v) != 0;
+}
+EXACT_V4 static inline int any_set(v8i v)
+{
+    return _mm512_test_epi64_mask((__m512i)v, (__m512i)v) != 0;
 }
 
-/* a block's products p = x y: negative where one is outside the fast range (|p| from the
+/* a block's products p = x y: whether one is outside the fast range (|p| from the
  * exponent field plo on, below 2^1000, normal nonzero factors below 2^996); its products'
- * exponent fields ep and their largest *mx */
-EXACT_V4 static inline int64_t block_fast(v8d xv, v8d yv, v8d p, int64_t plo, v8i *ep, int64_t *mx)
+ * exponent fields ep */
+EXACT_V4 static inline int block_out(v8d xv, v8d yv, v8d p, int64_t plo, v8i *ep)
 {
     *ep = ((v8i)p >> 52) & 0x7ff;
     v8i ex = ((v8i)xv >> 52) & 0x7ff, ey = ((v8i)yv >> 52) & 0x7ff;
     v8i bad = (*ep - plo) | (2023 - *ep) | (2018 - ex) | (2018 - ey) | (ex - 1) | (ey - 1);
-    *mx = 0;
-    for (int l = 0; l < XL; l++)
-        *mx = (*ep)[l] > *mx ? (*ep)[l] : *mx;
-    return or_lanes(bad);
+    return any_neg(bad);
+}
+
+/* the largest lane of v (the first block's, which sets the windows) */
+EXACT_V4 static int64_t max_lane(v8i v)
+{
+    int64_t mx = v[0];
+    for (int l = 1; l < XL; l++)
+        mx = v[l] > mx ? v[l] : mx;
+    return mx;
 }
 
 /* Singles' window (Rump, Ogita and Oishi's ExtractScalar): a block whose products p all lie
@@ -209,15 +221,14 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
             xv[l] = (double)x[i + l], yv[l] = (double)y[i + l];
         v8d p = xv * yv;
         v8i ep;
-        int64_t top;
-        if (block_fast(xv, yv, p, 1, &ep, &top) < 0)
+        if (block_out(xv, yv, p, 1, &ep))
             break;
-        if (ehi < 0) { /* the window: T = top's unbiased exponent + 1 + 6 */
-            int t = (int)top - 1023 + 7;
+        if (ehi < 0) { /* the window: T = the largest's unbiased exponent + 1 + 6 */
+            int t = (int)max_lane(ep) - 1023 + 7;
             ehi = t + 1022, elo = t + 989;
             s1 += ldexp(1.0, t + 12), s2 += ldexp(1.0, t - 29);
         }
-        if (or_lanes((ep - elo) | (ehi - ep)) >= 0) {
+        if (!any_neg((ep - elo) | (ehi - ep))) {
             v8d q1 = (s1 + p) - s1, r1 = p - q1, q2 = (s2 + r1) - s2;
             w1 += q1, w2 += q2;
             if (++blocks == WIN_BLOCKS) {
@@ -229,7 +240,7 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
         }
         v8d v = p;
         EXPAND(s, 4, v)
-        if (or_lanes((v8i)v & absm))
+        if (any_set((v8i)v & absm))
             spill_lanes(a, (const double *)&v);
     }
     for (int j = 0; j < 4; j++)
@@ -252,7 +263,6 @@ EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, i
     for (int j = 0; j < 3; j++)
         s[j] = (v8d){0};
     const v8i absm = (v8i){0} + INT64_MAX;
-    const v8d c = (v8d){0} + 134217729.0;
     int64_t i = 0, T = 0, blocks = 0;
     int set = 0;
     for (; i + XL <= m; i += XL) {
@@ -261,22 +271,21 @@ EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, i
             xv[l] = x[i + l], yv[l] = y[i + l];
         v8d p = xv * yv;
         v8i ep;
-        int64_t mx;
-        if (block_fast(xv, yv, p, 55, &ep, &mx) < 0)
+        if (block_out(xv, yv, p, 55, &ep))
             break;
         if (!set) { /* the windows, from this first block: T = its largest + 1 + 6 */
-            T = mx - 1023 + 7, set = 1;
+            T = max_lane(ep) - 1023 + 7, set = 1;
             s1 += ldexp(1.0, (int)T + 12), s2 += ldexp(1.0, (int)T - 29);
             t1 += ldexp(1.0, (int)T - 41), t2 += ldexp(1.0, (int)T - 82);
         }
-        /* Dekker's TwoProduct by Veltkamp's split: exact for these x, y (as lanes_slots_d) */
-        v8d cx = xv * c, xh = cx - (cx - xv), xl = xv - xh;
-        v8d cy = yv * c, yh = cy - (cy - yv), yl = yv - yh;
-        v8d e = (((xh * yh - p) + xh * yl) + xl * yh) + xl * yl;
+        /* TwoProduct's error x y - p, exact for these x, y (|p| from 2^-968: no bit of it
+         * below the subnormals), by one fused multiply-add (an explicit one: the build's
+         * -ffp-contract=off leaves it); the same value as Dekker's */
+        v8d e = (v8d)_mm512_fmsub_pd((__m512d)xv, (__m512d)yv, (__m512d)p);
         v8i ee = ((v8i)e >> 52) & 0x7ff;
         v8i out = (ep - (T + 993)) | ((T + 1022) - ep) |
                   (((ee - (T + 940)) | ((T + 969) - ee)) & (((v8i)e & absm) != 0));
-        if (or_lanes(out) >= 0) {
+        if (!any_neg(out)) {
             v8d q1 = (s1 + p) - s1, r1 = p - q1, q2 = (s2 + r1) - s2;
             v8d g1 = (t1 + e) - t1, h1 = e - g1, g2 = (t2 + h1) - t2;
             w1 += q1, w2 += q2, u1 += g1, u2 += g2;
@@ -291,7 +300,7 @@ EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, i
         v8d v = p;
         EXPAND(s, 3, v)
         EXPAND(s, 3, e)
-        if (or_lanes(((v8i)e | (v8i)v) & absm))
+        if (any_set(((v8i)e | (v8i)v) & absm))
             spill_lanes(a, (const double *)&v), spill_lanes(a, (const double *)&e);
     }
     for (int j = 0; j < 3; j++)
