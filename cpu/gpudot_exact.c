@@ -158,12 +158,15 @@ typedef int64_t v8i __attribute__((vector_size(64)));
         S[j] = t;                                                                                  \
     }
 
-/* the lanes of v that are not 0 into the chunks */
-static void spill_lanes(gd_exact *a, const double *v)
+/* the lanes of v that are not 0 into the chunks (v by value: the accumulators it empties
+ * stay in registers, where a pointer to them kept them on the stack) */
+EXACT_V4 static void spill_lanes(gd_exact *a, v8d v)
 {
+    double t[XL];
+    memcpy(t, &v, sizeof t);
     for (int l = 0; l < XL; l++)
-        if (v[l] != 0)
-            chunk_spill(a, v[l]);
+        if (t[l] != 0)
+            chunk_spill(a, t[l]);
 }
 
 /* whether some lane of v is negative, or not 0: one mask instruction each where an OR
@@ -178,15 +181,24 @@ EXACT_V4 static inline int any_set(v8i v)
     return _mm512_test_epi64_mask((__m512i)v, (__m512i)v) != 0;
 }
 
-/* a block's products p = x y: whether one is outside the fast range (|p| from the
- * exponent field plo on, below 2^1000, normal nonzero factors below 2^996); its products'
- * exponent fields ep */
-EXACT_V4 static inline int block_out(v8d xv, v8d yv, v8d p, int64_t plo, v8i *ep)
+/* the exponent fields of a block's products p, and whether one is outside the fast range:
+ * |p| from the exponent field plo on (2^-968 for doubles, whose TwoProduct's error is then
+ * exact; any normal p for singles'), below 2^1000 (no TwoSum of a lane's XRUN overflows).
+ * Zeros, Inf and NaN lie outside; so does no factor the fused multiply-add needs. */
+EXACT_V4 static inline int block_out(v8d p, int64_t plo, v8i *ep)
 {
     *ep = ((v8i)p >> 52) & 0x7ff;
-    v8i ex = ((v8i)xv >> 52) & 0x7ff, ey = ((v8i)yv >> 52) & 0x7ff;
-    v8i bad = (*ep - plo) | (2023 - *ep) | (2018 - ex) | (2018 - ey) | (ex - 1) | (ey - 1);
-    return any_neg(bad);
+    return any_neg((*ep - plo) | (2023 - *ep));
+}
+
+/* XL elements from x (doubles, or singles widened: a single's product is exact in double) */
+EXACT_V4 static inline v8d load_d(const double *x)
+{
+    return (v8d)_mm512_loadu_pd(x);
+}
+EXACT_V4 static inline v8d load_f(const float *x)
+{
+    return (v8d)_mm512_cvtps_pd(_mm256_loadu_ps(x));
 }
 
 /* the largest lane of v (the first block's, which sets the windows) */
@@ -199,114 +211,128 @@ EXACT_V4 static int64_t max_lane(v8i v)
 }
 
 /* Singles' window (Rump, Ogita and Oishi's ExtractScalar): a block whose products p all lie
- * in [2^(T - 34), 2^T) goes into two accumulators a lane, q1 = (s1 + p) - s1 and
- * q2 = (s2 + r1) - s2 of the remainder r1 = p - q1, each exact on the grid 2^-53 s (s1 =
- * 2^(T + 12), s2 = 2^(T - 29): 2^12 above what each takes), and nothing is left (a product
- * of singles has 48 bits, all above 2^(T - 82)); the accumulators' sums of at most 2^12
- * terms are exact, and go to the chunks every WIN_BLOCKS blocks.  Any other block takes the
- * slots, as lanes_d's.  T: 2^6 above the first block's largest product.  Five additions a
- * product where the slots' TwoSums take 24: gdot of 10^7 random singles on the 2-core VM
- * 13.4 -> 7.9 ms (3.85x -> 2.07x "double"); products over 2^+-80, 15.6 -> 15.8. */
+ * in [2^(T - 34), 2^T) goes into two accumulators a lane: q1 = (s1 + p) - s1 (s1 =
+ * 2^(T + 12)), on the grid 2^(T - 41), and the remainder p - q1, at most 2^(T - 41) and on
+ * p's grid 2^(T - 81) (a product of singles has 48 bits); both are exact, and so are the
+ * accumulators' sums of at most 2^12 of them (2^53 units of their grids at most), which go
+ * to the chunks every WIN_BLOCKS blocks.  Any other block takes the slots, as lanes_d's.
+ * T: 2^6 above the first block's largest product.  Four additions a product where the
+ * slots' TwoSums take 24.  gdot of 10^7 random singles, one thread on the 2-core VM: 2.8 ms
+ * (the slots alone 13.4). */
 #define WIN_BLOCKS 4096
 EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int64_t m)
 {
-    v8d s[4], w1 = {0}, w2 = {0}, s1 = {0}, s2 = {0};
+    v8d s[4], s1 = {0};
     for (int j = 0; j < 4; j++)
         s[j] = (v8d){0};
     const v8i absm = (v8i){0} + INT64_MAX;
-    int64_t i = 0, elo = 0, ehi = -1, blocks = 0;
-    for (; i + XL <= m; i += XL) {
-        v8d xv, yv;
-        for (int l = 0; l < XL; l++)
-            xv[l] = (double)x[i + l], yv[l] = (double)y[i + l];
-        v8d p = xv * yv;
-        v8i ep;
-        if (block_out(xv, yv, p, 1, &ep))
-            break;
-        if (ehi < 0) { /* the window: T = the largest's unbiased exponent + 1 + 6 */
-            int t = (int)max_lane(ep) - 1023 + 7;
-            ehi = t + 1022, elo = t + 989;
-            s1 += ldexp(1.0, t + 12), s2 += ldexp(1.0, t - 29);
-        }
-        if (!any_neg((ep - elo) | (ehi - ep))) {
-            v8d q1 = (s1 + p) - s1, r1 = p - q1, q2 = (s2 + r1) - s2;
-            w1 += q1, w2 += q2;
-            if (++blocks == WIN_BLOCKS) {
-                spill_lanes(a, (const double *)&w1), spill_lanes(a, (const double *)&w2);
-                w1 = w2 = (v8d){0};
-                blocks = 0;
+    int64_t i = 0, elo = 0, ehi = -1;
+    int stop = 0;
+    while (!stop && i + XL <= m) {
+        /* at most WIN_BLOCKS blocks with no call in the loop, so that the window's sums stay
+         * in registers (a call spills them: 7.9 -> 5.7 ms for 10^7 products) */
+        v8d w1 = {0}, w2 = {0}, sv = {0}; /* (sv: a spill) */
+        int64_t end = m - i > WIN_BLOCKS * XL ? i + WIN_BLOCKS * XL : m;
+        for (; i + XL <= end; i += XL) {
+            v8d p = load_f(x + i) * load_f(y + i);
+            v8i ep = ((v8i)p >> 52) & 0x7ff;
+            if (ehi < 0) { /* the window: T = the largest's unbiased exponent + 1 + 6 */
+                if (block_out(p, 1, &ep)) {
+                    stop = 1;
+                    break;
+                }
+                int t = (int)max_lane(ep) - 1023 + 7;
+                ehi = t + 1022, elo = t + 989; /* (within the fast range: products of singles) */
+                s1 += ldexp(1.0, t + 12);
             }
-            continue;
+            if (!any_neg((ep - elo) | (ehi - ep))) {
+                v8d q1 = (s1 + p) - s1;
+                w1 += q1, w2 += p - q1;
+                continue;
+            }
+            if (block_out(p, 1, &ep)) {
+                stop = 1;
+                break;
+            }
+            v8d v = p;
+            EXPAND(s, 4, v)
+            if (any_set((v8i)v & absm)) {
+                sv = v, i += XL;
+                break;
+            }
         }
-        v8d v = p;
-        EXPAND(s, 4, v)
-        if (any_set((v8i)v & absm))
-            spill_lanes(a, (const double *)&v);
+        spill_lanes(a, w1), spill_lanes(a, w2), spill_lanes(a, sv);
     }
     for (int j = 0; j < 4; j++)
-        spill_lanes(a, (const double *)&s[j]);
-    spill_lanes(a, (const double *)&w1), spill_lanes(a, (const double *)&w2);
+        spill_lanes(a, s[j]);
     if (i > 0)
         a->not_negzero = 1;
     a->count += i;
     return i;
 }
 
-/* Doubles' window: as lanes_f's for a product's p in [2^(T - 30), 2^T) (its 53 bits above
- * 2^(T - 82)), and for its rounding error e (Dekker's TwoProduct, as the slots take it) in
- * a second window 2^53 below, [2^(T - 83), 2^(T - 53)), or 0; any other block takes the
- * slots.  gdot of 10^7 random doubles on the 2-core VM 16.1-17.8 -> 13.7 ms (2.8-3.4x ->
- * 2.3x "double"); products over 2^+-900 unchanged (45-49 ms). */
+/* Doubles' window: as lanes_f's for a product's p in [2^(T - 30), 2^T), its remainder
+ * p - q1 on p's grid 2^(T - 82); and for its rounding error e (TwoProduct's, by a fused
+ * multiply-add): |e| <= 2^(T - 54) and e lies on the grid of x y's bits, 2^(T - 136) (x y
+ * >= 2^(T - 30) has 106 bits at most), so g1 = (t1 + e) - t1 (t1 = 2^(T - 42)), on the
+ * grid 2^(T - 95), and e - g1 <= 2^(T - 95) sum 2^12 times within 2^53 units of their
+ * grids.  Any other block takes the slots.  A block in the window is in the fast range (the
+ * window clamped to it), so only the others test it.  gdot of 10^7 random doubles, one
+ * thread on the 2-core VM: 4.2-5.8 ms (the slots alone 28). */
 EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, int64_t m)
 {
-    v8d s[3], w1 = {0}, w2 = {0}, u1 = {0}, u2 = {0}, s1 = {0}, s2 = {0}, t1 = {0}, t2 = {0};
+    v8d s[3], s1 = {0}, t1 = {0};
     for (int j = 0; j < 3; j++)
         s[j] = (v8d){0};
     const v8i absm = (v8i){0} + INT64_MAX;
-    int64_t i = 0, T = 0, blocks = 0;
-    int set = 0;
-    for (; i + XL <= m; i += XL) {
-        v8d xv, yv;
-        for (int l = 0; l < XL; l++)
-            xv[l] = x[i + l], yv[l] = y[i + l];
-        v8d p = xv * yv;
-        v8i ep;
-        if (block_out(xv, yv, p, 55, &ep))
-            break;
-        if (!set) { /* the windows, from this first block: T = its largest + 1 + 6 */
-            T = max_lane(ep) - 1023 + 7, set = 1;
-            s1 += ldexp(1.0, (int)T + 12), s2 += ldexp(1.0, (int)T - 29);
-            t1 += ldexp(1.0, (int)T - 41), t2 += ldexp(1.0, (int)T - 82);
-        }
-        /* TwoProduct's error x y - p, exact for these x, y (|p| from 2^-968: no bit of it
-         * below the subnormals), by one fused multiply-add (an explicit one: the build's
-         * -ffp-contract=off leaves it); the same value as Dekker's */
-        v8d e = (v8d)_mm512_fmsub_pd((__m512d)xv, (__m512d)yv, (__m512d)p);
-        v8i ee = ((v8i)e >> 52) & 0x7ff;
-        v8i out = (ep - (T + 993)) | ((T + 1022) - ep) |
-                  (((ee - (T + 940)) | ((T + 969) - ee)) & (((v8i)e & absm) != 0));
-        if (!any_neg(out)) {
-            v8d q1 = (s1 + p) - s1, r1 = p - q1, q2 = (s2 + r1) - s2;
-            v8d g1 = (t1 + e) - t1, h1 = e - g1, g2 = (t2 + h1) - t2;
-            w1 += q1, w2 += q2, u1 += g1, u2 += g2;
-            if (++blocks == WIN_BLOCKS) {
-                spill_lanes(a, (const double *)&w1), spill_lanes(a, (const double *)&w2);
-                spill_lanes(a, (const double *)&u1), spill_lanes(a, (const double *)&u2);
-                w1 = w2 = u1 = u2 = (v8d){0};
-                blocks = 0;
+    int64_t i = 0, plo = 0, phi = -1;
+    int stop = 0;
+    while (!stop && i + XL <= m) {
+        /* at most WIN_BLOCKS blocks with no call in the loop (as lanes_f's) */
+        v8d w1 = {0}, w2 = {0}, u1 = {0}, u2 = {0}, sv = {0}, se = {0}; /* (sv, se: a spill) */
+        int64_t end = m - i > WIN_BLOCKS * XL ? i + WIN_BLOCKS * XL : m;
+        for (; i + XL <= end; i += XL) {
+            v8d xv = load_d(x + i), yv = load_d(y + i);
+            __asm__(""
+                    : "+v"(xv), "+v"(yv)); /* (one load each: GCC folded each into both
+                                            * its uses, 4.2-5.8 -> 6.6-7.5 ms) */
+            v8d p = xv * yv;
+            v8i ep = ((v8i)p >> 52) & 0x7ff;
+            if (phi < 0) { /* the windows, from this first block: T = its largest + 1 + 6 */
+                if (block_out(p, 55, &ep)) {
+                    stop = 1;
+                    break;
+                }
+                int64_t T = max_lane(ep) - 1023 + 7;
+                plo = T + 993 > 55 ? T + 993 : 55, phi = T + 1022 < 2023 ? T + 1022 : 2023;
+                s1 += ldexp(1.0, (int)T + 12), t1 += ldexp(1.0, (int)T - 42);
             }
-            continue;
+            /* TwoProduct's error x y - p, exact wherever |p| >= 2^-968 (no bit of it below
+             * the subnormals), by one fused multiply-add (an explicit one: the build's
+             * -ffp-contract=off leaves it) */
+            v8d e = (v8d)_mm512_fmsub_pd((__m512d)xv, (__m512d)yv, (__m512d)p);
+            if (!any_neg((ep - plo) | (phi - ep))) {
+                v8d q1 = (s1 + p) - s1, g1 = (t1 + e) - t1;
+                w1 += q1, w2 += p - q1, u1 += g1, u2 += e - g1;
+                continue;
+            }
+            if (block_out(p, 55, &ep)) {
+                stop = 1;
+                break;
+            }
+            v8d v = p;
+            EXPAND(s, 3, v)
+            EXPAND(s, 3, e)
+            if (any_set(((v8i)e | (v8i)v) & absm)) {
+                sv = v, se = e, i += XL;
+                break;
+            }
         }
-        v8d v = p;
-        EXPAND(s, 3, v)
-        EXPAND(s, 3, e)
-        if (any_set(((v8i)e | (v8i)v) & absm))
-            spill_lanes(a, (const double *)&v), spill_lanes(a, (const double *)&e);
+        spill_lanes(a, w1), spill_lanes(a, w2), spill_lanes(a, u1), spill_lanes(a, u2);
+        spill_lanes(a, sv), spill_lanes(a, se);
     }
     for (int j = 0; j < 3; j++)
-        spill_lanes(a, (const double *)&s[j]);
-    spill_lanes(a, (const double *)&w1), spill_lanes(a, (const double *)&w2);
-    spill_lanes(a, (const double *)&u1), spill_lanes(a, (const double *)&u2);
+        spill_lanes(a, s[j]);
     if (i > 0)
         a->not_negzero = 1;
     a->count += i;

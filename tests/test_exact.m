@@ -45,6 +45,22 @@
 %! assert (e (single ([1 2^-24 2^-60]), single ([1 1 1])), single (1 + 2^-23));
 %! assert (e (single (1e30), single (1e30)), single (Inf));
 %!test
+%! ## the lanes' windows (AVX-512 CPUs) at their lowest octave: a product's last bit there
+%! ## (2^-75 below), and the rounding errors of products of 53-bit significands, are kept
+%! e = @(varargin) __gpudot__ ("exact_dot", varargin{:});
+%! x = [1.5 * ones(1, 8), (2^-23 + 2^-75) * ones(1, 8), -(2^-23 - 2^-53) * ones(1, 8)];
+%! assert (e (x, ones (1, 24)), 12 + eps (12));
+%! rand ("state", 13);  randn ("state", 13);
+%! for t = 1:200                                      # exact sums of 0, in any order
+%!   small = (1 + rand (1, 56)) .* 2^-23 .* sign (randn (1, 56));
+%!   x = [1.5 * ones(1, 8), small];
+%!   y = [ones(1, 8), 1 + (mod (t, 2) == 0) * rand(1, 56)];
+%!   p = randperm (64);
+%!   assert (e ([x, -x(p)], [y, y(p)]) == 0, "trial %d", t);
+%!   xs = single (x);  ys = single (y);
+%!   assert (e ([xs, -xs(p)], [ys, ys(p)]) == 0, "trial %d (single)", t);
+%! endfor
+%!test
 %! ## the fast stage (products whose TwoProduct is exact, into doubles' chunks) against the
 %! ## whole-range path alone, bit for bit: exponents over the whole range (products past
 %! ## it and below the subnormals among them), long runs into one chunk (its carries),
