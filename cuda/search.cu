@@ -249,7 +249,8 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
     int64_t *ci = (int64_t *)((char *)ds + sb);
     T *cv = (T *)((char *)ci + up(cb * 8));
     double *qw = (double *)((char *)cv + up(cb * es)), *q2 = qw + wr * dp;
-    cudaError_t e = cudaMemset(flag, 0, sizeof(int));
+    /* (the wide tile never finds a call unsafe: singles summed in double) */
+    cudaError_t e = wr ? cudaSuccess : cudaMemset(flag, 0, sizeof(int));
     if (e == cudaSuccess)
         e = cudaMemcpy(dq, r->q, qb, cudaMemcpyHostToDevice);
     bool checked = !(r->single && r->accum != GPUDOT_ACC_NATIVE);
@@ -277,15 +278,16 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
         else
             st = topk_runs(ds, 1, ncc, m, k, false, cv + c * kk * m, ci + c * kk * m, 0);
     }
-    T *hv = nullptr;
+    /* the candidates' indices and values in one copy (they lie together, ci then cv) */
     int64_t *hi = nullptr;
+    T *hv = nullptr;
     if (cb && e == cudaSuccess && st == GPUDOT_OK) {
-        hv = (T *)malloc(cb * es);
-        hi = (int64_t *)malloc(cb * 8);
-        if (!hv || !hi)
+        size_t cbytes = (size_t)((char *)cv - (char *)ci) + cb * es;
+        hi = (int64_t *)malloc(cbytes);
+        if (!hi)
             st = GPUDOT_OUT_OF_MEMORY;
-        else if ((e = cudaMemcpy(hv, cv, cb * es, cudaMemcpyDeviceToHost)) == cudaSuccess)
-            e = cudaMemcpy(hi, ci, cb * 8, cudaMemcpyDeviceToHost);
+        else if ((e = cudaMemcpy(hi, ci, cbytes, cudaMemcpyDeviceToHost)) == cudaSuccess)
+            hv = (T *)((char *)hi + ((char *)cv - (char *)ci));
     }
     /* query q's candidates from chunk c after those of the chunks before */
     *got = 0;
@@ -299,9 +301,12 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
             }
         *got += kc;
     }
-    free(hv);
-    if (e == cudaSuccess && st == GPUDOT_OK)
-        e = cudaMemcpy(unsafe, flag, sizeof(int), cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess && st == GPUDOT_OK) {
+        if (wr)
+            *unsafe = 0;
+        else
+            e = cudaMemcpy(unsafe, flag, sizeof(int), cudaMemcpyDeviceToHost);
+    }
     if (e != cudaSuccess && st == GPUDOT_OK)
         st = fail(e, "search kernel or cudaMemcpy");
     free(hi);

@@ -153,6 +153,30 @@
 %! endif
 
 %!test
+%! ## the device kernel on products near the warps' first ones and far below: sums of 0 in
+%! ## two orders, and the CPU engine's bits (its lanes' windows at their lowest octave)
+%! if (gpudot_gpu_available ())
+%!   o = {"accum", "exact"};
+%!   c = {"accum", "exact", "device", "cpu"};
+%!   x = [1.5 * ones(1, 8), (2^-23 + 2^-75) * ones(1, 8), -(2^-23 - 2^-53) * ones(1, 8)];
+%!   assert (gather (gdot (garray (x), garray (ones (1, 24)), o{:})), 12 + eps (12));
+%!   rand ("state", 26);  randn ("state", 26);
+%!   n = 2^20 + 3;
+%!   for cls = {"double", "single"}
+%!     x = cast ((1 + rand (n, 1)) .* 2 .^ -randi ([0 40], n, 1) .* sign (randn (n, 1)), cls{1});
+%!     y = cast ((1 + rand (n, 1)) .* 2 .^ -randi ([0 12], n, 1), cls{1});
+%!     p = randperm (n);
+%!     assert (gather (gdot (garray ([x; -x(p)]), garray ([y; y(p)]), o{:})) == 0);
+%!     assert (gdot ([x; -x(p)], [y; y(p)], c{:}) == 0);
+%!     assert (isequal (bits (gather (gdot (garray (x), garray (y), o{:}))), ...
+%!                      bits (__gpudot__ ("exact_dot", x, y))), cls{1});
+%!     assert (bits (gather (gnorm (garray (x), 1, o{:}))), bits (gnorm (x, 1, c{:})));
+%!     assert (bits (gather (gnorm (garray (x), o{:}))), bits (gnorm (x, c{:})));
+%!     assert (bits (gather (gcosine (garray (x), garray (y), o{:}))), bits (gcosine (x, y, c{:})));
+%!   endfor
+%! endif
+
+%!test
 %! ## integers (past the gateway's pieces of 2^22), sparse, broadcast and mixed classes
 %! randn ("seed", 25); rand ("seed", 25);
 %! n = 2^22 + 5;
