@@ -33,6 +33,11 @@
 #define SERIAL_WORK ((int64_t)1 << 16)
 /* Interrupts are polled after every this many scalars of work (about 10 ms on one core). */
 #define POLL_WORK ((int64_t)1 << 24)
+/* A long run's chunks go to the pool in about this many tasks a thread, each of
+ * consecutive chunks (the same sums, merged in the same order).  One task a chunk, gdot of
+ * 10^7 elements on the 2-core VM, builds alternated: doubles 3.7-5.5 ms against 2.9-4.1,
+ * singles 2.5-2.9 against 1.1-1.7 (Octave's dot 5.9-6.4). */
+#define TASKS_PER_THREAD 8
 /* Independent partial sums per run: lets the compiler keep 8 additions in flight. */
 #define LANES 8
 
@@ -282,7 +287,8 @@ static acc_t run_chunked(const gpudot_dot_req *r, int m, const void *x, int64_t 
 }
 
 /* A column-mode call's work for the pool: outputs [a0, a0 + per * t ...) whole (task t of
- * a batch of runs), or chunk c0 + t of output a (a long run). */
+ * a batch of runs), or chunks [c0 + per t, c0 + per (t + 1)) of output a, before c1 (a
+ * long run). */
 typedef struct {
     const gpudot_dot_req *r;
     int m;
@@ -290,7 +296,7 @@ typedef struct {
     int64_t sx, sy;
     int64_t a0, a1, per; /* runs whole */
     const void *xa, *ya; /* one long run, chunk by chunk */
-    int64_t c0;
+    int64_t c0, c1;
     acc_t *part;
 } column_job;
 
@@ -324,9 +330,12 @@ static void chunk_task(void *ctx, int64_t t)
 {
     const column_job *j = ctx;
     const gpudot_dot_req *r = j->r;
-    int64_t c = j->c0 + t, k0 = c * CHUNK, n = r->nk - k0 < CHUNK ? r->nk - k0 : CHUNK;
-    j->part[c] = run_dispatch(r, j->m, offset(j->xa, k0 * j->sx, j->esx), j->sx,
-                              offset(j->ya, k0 * j->sy, j->esy), j->sy, n);
+    int64_t e = j->c0 + (t + 1) * j->per < j->c1 ? j->c0 + (t + 1) * j->per : j->c1;
+    for (int64_t c = j->c0 + t * j->per; c < e; c++) {
+        int64_t k0 = c * CHUNK, n = r->nk - k0 < CHUNK ? r->nk - k0 : CHUNK;
+        j->part[c] = run_dispatch(r, j->m, offset(j->xa, k0 * j->sx, j->esx), j->sx,
+                                  offset(j->ya, k0 * j->sy, j->esy), j->sy, n);
+    }
 }
 
 /* nb == 1: output a is the run x(0, :, a) . y(0, :, a). */
@@ -373,7 +382,10 @@ static gpudot_status column_mode(const gpudot_dot_req *r, int m, gpudot_poll_fn 
         for (int64_t c0 = 0; c0 < nchunks; c0 += chunks_per_poll) {
             int64_t c1 = c0 + chunks_per_poll < nchunks ? c0 + chunks_per_poll : nchunks;
             j.c0 = c0;
-            gpudot_pool_run(c1 - c0, chunk_task, &j);
+            j.c1 = c1;
+            j.per = (c1 - c0 + TASKS_PER_THREAD * gpudot_pool_size() - 1) /
+                    (TASKS_PER_THREAD * gpudot_pool_size());
+            gpudot_pool_run((c1 - c0 + j.per - 1) / j.per, chunk_task, &j);
             if (poll && poll()) {
                 st = GPUDOT_INTERRUPTED;
                 break;
