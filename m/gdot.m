@@ -48,7 +48,7 @@
 ## terms.  Its cost: on the GPU, real garrays along columns 1.05x a native call's time
 ## for doubles (1.4x for singles; 3.8x where the products span most of the exponent
 ## range) at 2^28 elements on an H100, complex ones 2-2.7x @code{"double"}'s; rows of
-## garrays are summed on the host; on the CPU engine 0.5-0.8x @code{"double"}'s time on
+## garrays are summed on the host; on the CPU engine 0.9-1.3x @code{"double"}'s time on
 ## random data, 3x (singles) and 10x (doubles) where the products span most of the
 ## exponent range (10^7 elements, 2 cores of an AVX-512 CPU).
 ## @item "device"
