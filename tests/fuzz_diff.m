@@ -185,13 +185,13 @@ function desc = case_reduce (fn, devices)
   endif
 endfunction
 
-## "exact" gdot of real or complex floating-point operands of one size, finite: each run
-## followed by its own terms negated and permuted sums to 0 exactly, whatever the engine,
-## lanes or windows make of it (a lost bit anywhere shows, where a rounded sum seldom
-## shows one)
+## "exact" gdot of real or complex floating-point operands of one class and size, finite
+## (a double beside a single garray is computed in single, where it may overflow): each run
+## followed by its own terms negated and permuted sums to 0 exactly, whatever the engine
+## or lanes make of it (a lost bit anywhere shows, where a rounded sum seldom shows one)
 function exact_cancelled (fn, x, y, xx, yy, dimargs, opts, desc)
-  if (! strcmp (fn, "gdot") || ! isfloat (x) || ! isfloat (y) || issparse (x) || issparse (y)
-      || ! isequal (size (x), size (y)) || isempty (x)
+  if (! strcmp (fn, "gdot") || ! isfloat (x) || ! strcmp (class (x), class (y))
+      || issparse (x) || issparse (y) || ! isequal (size (x), size (y)) || isempty (x)
       || ! all (isfinite (x(:))) || ! all (isfinite (y(:))))
     return;
   endif
