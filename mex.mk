@@ -56,7 +56,7 @@ ENGINE_HEADERS := $(addprefix $(SRC)/include/,gpudot.h gpudot_engine.h gpudot_ho
 # they compile in parallel (make -j).
 KERNEL_PAIRS := dot_f32 dot_f64 norm_f32 norm_f64 cos_f32 cos_f64
 CUDA_HOST := engine plan ring spread shards gather minmax topk search ladder exact
-CUDA_HEADERS := $(SRC)/cuda/launch.cuh $(SRC)/cuda/reduce_kernels.cuh $(SRC)/cuda/warp_columns.cuh $(SRC)/cuda/ops.cuh $(SRC)/cuda/tuning.h \
+CUDA_HEADERS := $(SRC)/cuda/launch.cuh $(SRC)/cuda/reduce_kernels.cuh $(SRC)/cuda/warp_columns.cuh $(SRC)/cuda/ops.cuh $(SRC)/cuda/tuning.h $(SRC)/cuda/vec16.cuh \
                 $(ENGINE_HEADERS)
 ENGINE_OBJS := $(OBJ)/gpudot_common.o $(OBJ)/gpudot_pool.o $(OBJ)/gpudot_cpu.o $(OBJ)/gpudot_cpu_ops.o $(OBJ)/gpudot_pack.o \
                $(OBJ)/gpudot_topk.o $(OBJ)/gpudot_search.o $(OBJ)/gpudot_exact.o \

@@ -35,6 +35,7 @@ struct Engine {
     DevBuf x, y, out, carry, partials, tickets, slots;
     DevBuf search, topk;    /* search.cu's queries, scores and candidates; topk.cu's lists */
     DevBuf exact;           /* exact.cu's digits and flags */
+    size_t exact_zero = 0;  /* its bytes known to be zero (exact.cu's records between calls) */
     void *mapped = nullptr; /* pinned, mapped host memory for small results */
     void *mapped_dev = nullptr;
     size_t tickets_n = 0;
@@ -103,6 +104,8 @@ size_t esize(gpudot_type t, int cplx);
 gpudot_status begin(const gpudot_dot_req *r);
 gpudot_status one_launch(const gpudot_dot_req *r);
 gpudot_status mapped_area();
+void mark_empty(size_t nw, size_t wsize, size_t stride = 1); /* (stride > 1: 8-byte words) */
+gpudot_status wait_marked(size_t nw, size_t wsize, const char *what, size_t stride = 1);
 gpudot_status run_kernel(const gpudot_dot_req *sub, const void *d_x, const void *d_y, void *d_out,
                          int carry_in, int is_final, int mapped = 0, State *carry = nullptr);
 /* the states of r's one run (na = 1) in chunks of q, in order, to states (device) */

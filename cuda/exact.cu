@@ -7,8 +7,11 @@
  * sum; what falls out of the last slot, the slots at the end, and every other product (past
  * the range, zeros, Inf, NaN) go exactly into its warp's digits in shared memory (base 2^32
  * in int64, the host core's limbs: gpudot_exact.h), added by integer atomics.  The blocks
- * add their digits into the output's with atomics too; integer sums do not depend on
- * order, so the host rounds the same sum the CPU engine would (gd_exact): the same bits.
+ * add their digits into the output's with atomics too, and the last block of an output
+ * moves them to the host (mapped memory, the host spinning on them, as small gdot calls
+ * do); integer sums do not depend on order, so the host rounds the same sum the CPU engine
+ * would (gd_exact): the same bits.  Contiguous aligned runs are read as 16-byte vectors,
+ * each thread's next one in flight while it adds the last.
  * Real Inf, -Inf and 0 norms run as "double" (exact there).  Other calls (complex 1-, Inf-
  * and -Inf-norms, rows, host data, several GPUs) bring the operands to the host and run
  * the CPU engine's exact sums.
@@ -18,6 +21,7 @@
 
 #include "engine.cuh"
 #include "gpudot_exact.h"
+#include "vec16.cuh"
 
 namespace gpudot
 {
@@ -30,10 +34,10 @@ constexpr int kSlotsF = 4, kSlotsD = 3;
  * most kPerThread of them can overflow below 2^1000. */
 constexpr double kFastMin = 0x1p-968, kFastMax = 0x1p1000;
 constexpr int64_t kPerThread = (int64_t)1 << 22;
-/* Elements of a thread's loads in flight at once. */
+/* Elements of a thread's loads in flight at once (runs not read as vectors). */
 constexpr int kAhead = 4;
-/* Outputs a launch takes (their records of digits: up to 37 MB). */
-constexpr int64_t kGroup = 8192;
+/* Outputs a launch takes (their records of digits, and as many moved out: up to 37 MB). */
+constexpr int64_t kGroup = 4096;
 constexpr int kWarps = kThreads / 32;
 
 enum { F_NAN = 1, F_PINF = 2, F_NINF = 4, F_NONNEG = 8 };
@@ -168,15 +172,23 @@ __device__ __forceinline__ void each_prod(int mode, int cx, int cy, double x, do
 }
 
 /* Output o0 + blockIdx.y of a column-mode call (extents kx, ax of x and ky, ay of y):
- * blockIdx.x's share of its run into its record of digits (NS sums of GD_EXACT_LIMBS each,
- * then the flags: 4 bits a sum). */
+ * blockIdx.x's share of its run into the output's record of digits in acc (NS sums of
+ * GD_EXACT_LIMBS each, then the flags: 4 bits a sum; records by blockIdx.y, zero between
+ * calls).  The last block of an output (its ticket) moves the record to dst and leaves it
+ * and the ticket zero again; to mapped host memory (mapped), the flags word last, after a
+ * system fence, so that the host spinning on it sees the whole record. */
 template <typename T, int S, int NS>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, NS == 1   ? 4
+                                            : NS == 3 ? 3
+                                                      : 1)
     exact_columns(const T *x, const T *y, int mode, int cx, int cy, int64_t nk, int64_t kx,
-                  int64_t ax, int64_t ky, int64_t ay, int64_t o0, unsigned long long *digits)
+                  int64_t ax, int64_t ky, int64_t ay, int64_t o0, unsigned long long *acc,
+                  unsigned *tickets, unsigned long long *dst, int mapped)
 {
     constexpr bool TWO = sizeof(T) == 8, CPLX = NS == 2 || NS == 4;
+    constexpr int REC = NS * GD_EXACT_LIMBS + 1;
     __shared__ unsigned long long wd[kWarps][NS][GD_EXACT_LIMBS];
+    __shared__ bool last;
     for (int i = threadIdx.x; i < kWarps * NS * GD_EXACT_LIMBS; i += blockDim.x)
         (&wd[0][0][0])[i] = 0;
     __syncthreads();
@@ -190,7 +202,46 @@ __global__ void __launch_bounds__(kThreads)
     int fl = 0;
     int64_t step = (int64_t)gridDim.x * blockDim.x;
     int64_t k0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    /* element k's parts (0 past nk or an absent part) */
+    /* an element's products into the sums */
+    auto take = [&](double xv, double yv, double xi, double yi) {
+        each_prod<NS>(mode, cx, cy, xv, yv, xi, yi, [&](int j, double p, double q, bool two) {
+            if (two)
+                add_prod<S, TWO>(a[j], dig[j], p, q, fl, 4 * j);
+            else
+                add_prod<S, false>(a[j], dig[j], p, q, fl, 4 * j);
+        });
+    };
+    int64_t from = 0; /* elements the vector loop took */
+    if constexpr (!CPLX) {
+        /* contiguous, 16-byte aligned runs: a 16-byte vector of each operand a round, the
+         * next round's issued before this one's products */
+        using VT = typename Vec16<T>::type;
+        constexpr int V = Vec16<T>::n;
+        if (sx == 1 && sy == 1 && (((uintptr_t)xo | (uintptr_t)yo) & 15) == 0) {
+            int64_t nv = nk / V;
+            const VT *vx = (const VT *)xo, *vy = (const VT *)yo;
+            VT bx = {}, by = {};
+            if (k0 < nv) {
+                bx = __ldg(vx + k0);
+                if (hy)
+                    by = __ldg(vy + k0);
+            }
+            for (int64_t kk = k0; kk < nv; kk += step) {
+                VT cxv = bx, cyv = by;
+                if (kk + step < nv) {
+                    bx = __ldg(vx + kk + step);
+                    if (hy)
+                        by = __ldg(vy + kk + step);
+                }
+#pragma unroll
+                for (int e = 0; e < V; e++)
+                    take((double)vget<T>(cxv, e), hy ? (double)vget<T>(cyv, e) : 0.0, 0.0, 0.0);
+            }
+            from = nv * V;
+        }
+    }
+    /* the rest (any other run, a vector run's last elements): element k's parts (0 past nk
+     * or an absent part), kAhead loads in flight */
     auto load = [&](int64_t k, double &xv, double &yv, double &xi, double &yi) {
         bool in = k < nk;
         xv = in ? (double)xo[k * sx] : 0;
@@ -198,7 +249,7 @@ __global__ void __launch_bounds__(kThreads)
         xi = CPLX && in && cx ? (double)xo[k * sx + 1] : 0;
         yi = CPLX && in && cy ? (double)yo[k * sy + 1] : 0;
     };
-    for (int64_t k = k0; k < nk; k += kAhead * step) {
+    for (int64_t k = from + k0; k < nk; k += kAhead * step) {
         double xv[kAhead], yv[kAhead], xi[kAhead], yi[kAhead];
 #pragma unroll
         for (int u = 0; u < kAhead; u++) /* the loads first, all in flight */
@@ -207,13 +258,7 @@ __global__ void __launch_bounds__(kThreads)
         for (int u = 0; u < kAhead; u++) {
             if (k + u * step >= nk)
                 break;
-            each_prod<NS>(mode, cx, cy, xv[u], yv[u], xi[u], yi[u],
-                          [&](int j, double p, double q, bool two) {
-                              if (two)
-                                  add_prod<S, TWO>(a[j], dig[j], p, q, fl, 4 * j);
-                              else
-                                  add_prod<S, false>(a[j], dig[j], p, q, fl, 4 * j);
-                          });
+            take(xv[u], yv[u], xi[u], yi[u]);
         }
     }
 #pragma unroll
@@ -224,15 +269,33 @@ __global__ void __launch_bounds__(kThreads)
     int any = 0;
     for (int b = 1; b < 1 << (4 * NS); b <<= 1)
         any |= __syncthreads_or(fl & b) ? b : 0;
-    unsigned long long *out = digits + o * (NS * GD_EXACT_LIMBS + 1);
+    unsigned long long *rec = acc + (int64_t)blockIdx.y * REC;
     if (threadIdx.x == 0 && any)
-        atomicOr(out + NS * GD_EXACT_LIMBS, (unsigned long long)any);
+        atomicOr(rec + REC - 1, (unsigned long long)any);
     for (int i = threadIdx.x; i < NS * GD_EXACT_LIMBS; i += blockDim.x) {
         unsigned long long s = 0;
         for (int w = 0; w < kWarps; w++)
             s += (&wd[w][0][0])[i];
         if (s)
-            atomicAdd(out + i, s);
+            atomicAdd(rec + i, s);
+    }
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last = atomicAdd(tickets + blockIdx.y, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last)
+        return;
+    __threadfence();
+    unsigned long long *d = dst + (int64_t)blockIdx.y * REC;
+    for (int i = threadIdx.x; i < REC - 1; i += blockDim.x)
+        d[i] = atomicExch(rec + i, 0ull);
+    if (mapped)
+        __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        tickets[blockIdx.y] = 0;
+        *(volatile unsigned long long *)(d + REC - 1) = atomicExch(rec + REC - 1, 0ull);
     }
 }
 
@@ -255,7 +318,8 @@ static int device_mode(const gpudot_dot_req *r)
 
 template <typename T>
 using exact_kernel = void (*)(const T *, const T *, int, int, int, int64_t, int64_t, int64_t,
-                              int64_t, int64_t, int64_t, unsigned long long *);
+                              int64_t, int64_t, int64_t, unsigned long long *, unsigned *,
+                              unsigned long long *, int);
 
 /* the kernel of T for mode (its number of sums) */
 template <typename T> static exact_kernel<T> kernel_of(int mode)
@@ -271,6 +335,17 @@ template <typename T> static exact_kernel<T> kernel_of(int mode)
     default:
         return exact_columns<T, S, 1>;
     }
+}
+
+/* blocks of kern an SM holds (asked once a kernel and device: the call costs microseconds) */
+template <typename T> static int occupancy(int mode, exact_kernel<T> kern)
+{
+    static int occ[kMaxDevices][5];
+    int &o = occ[E - engines][ns_of(mode)];
+    if (o == 0 &&
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, kern, kThreads, 0) != cudaSuccess)
+        o = 0;
+    return o > 0 ? o : 1;
 }
 
 /* output o's digits and flags as the host core's sums, rounded into out */
@@ -291,28 +366,56 @@ static void round_out(const gpudot_dot_req *r, int ns, int64_t o, const int64_t 
     gpudot_exact_store(r, o, a, 0);
 }
 
+/* A launch's share of E->exact: each output's record (acc, zero between calls) and ticket,
+ * then the records moved out where they do not fit the mapped area (res).  E->exact_zero:
+ * the bytes from its start known to be zero. */
+struct ExactArea {
+    unsigned long long *acc, *res;
+    unsigned *tickets;
+    size_t zero_bytes; /* acc and tickets */
+};
+
+static gpudot_status exact_area(int64_t g, int64_t rec, ExactArea *ar)
+{
+    size_t accb = (size_t)(g * rec) * 8, tb = ((size_t)g * 4 + 7) / 8 * 8;
+    void *p0 = E->exact.p;
+    gpudot_status st = buf_need(E->exact, accb + tb + accb, "cudaMalloc (exact)");
+    if (st != GPUDOT_OK)
+        return st;
+    if (E->exact.p != p0)
+        E->exact_zero = 0;
+    char *base = (char *)E->exact.p;
+    ar->acc = (unsigned long long *)base;
+    ar->tickets = (unsigned *)(base + accb);
+    ar->res = (unsigned long long *)(base + accb + tb);
+    ar->zero_bytes = accb + tb;
+    if (E->exact_zero < ar->zero_bytes) {
+        CKS(cudaMemsetAsync(base, 0, ar->zero_bytes, E->stream), "cudaMemset (exact)");
+        if (st == GPUDOT_OK)
+            E->exact_zero = ar->zero_bytes;
+    }
+    return st;
+}
+
 template <typename T> static gpudot_status device_sums(const gpudot_dot_req *r, int mode)
 {
     int ns = ns_of(mode);
     /* a complex run's squares: its parts as twice the real elements */
     int64_t c = mode == M_SQ && r->cx ? 2 : 1, nk = r->nk * c, kx = r->kx * c;
     int64_t g = r->na < kGroup ? r->na : kGroup, rec = ns * GD_EXACT_LIMBS + 1;
-    size_t db = (size_t)(g * rec) * 8; /* each output's digits, then its flags */
-    gpudot_status st = buf_need(E->exact, db, "cudaMalloc (exact)");
+    ExactArea ar;
+    gpudot_status st = exact_area(g, rec, &ar);
+    if (st == GPUDOT_OK)
+        st = mapped_area();
     if (st != GPUDOT_OK)
         return st;
-    unsigned long long *dig = (unsigned long long *)E->exact.p;
-    int64_t *hd = (int64_t *)malloc(db);
+    int64_t *hd = nullptr; /* (records too many for the mapped area) */
     gd_exact *a = (gd_exact *)malloc(4 * sizeof(gd_exact));
-    if (!hd || !a) {
-        free(hd), free(a);
+    if (!a)
         return GPUDOT_OUT_OF_MEMORY;
-    }
     /* one wave of the blocks a SM holds at once, shared by the launch's outputs */
     exact_kernel<T> kern = kernel_of<T>(mode);
-    int occ = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kern, kThreads, 0);
-    int64_t wave = (int64_t)(occ > 0 ? occ : 1) * E->prop.multiProcessorCount;
+    int64_t wave = (int64_t)occupancy<T>(mode, kern) * E->prop.multiProcessorCount;
     int64_t per = (nk + kThreads - 1) / kThreads; /* blocks a run could use */
     int64_t bx = wave / g > 1 ? wave / g : 1;
     bx = bx < per ? bx : (per > 0 ? per : 1);
@@ -320,19 +423,32 @@ template <typename T> static gpudot_status device_sums(const gpudot_dot_req *r, 
         bx *= 2;
     for (int64_t o0 = 0; o0 < r->na && st == GPUDOT_OK; o0 += g) {
         int64_t n = r->na - o0 < g ? r->na - o0 : g;
-        CKS(cudaMemsetAsync(dig, 0, (size_t)(n * rec) * 8, E->stream), "cudaMemset (exact)");
-        if (st != GPUDOT_OK)
+        size_t rb = (size_t)(n * rec) * 8;
+        bool mapped = rb <= kMappedBytes;
+        if (mapped) {
+            mark_empty((size_t)n, 8, (size_t)rec);
+        } else if (!hd && !(hd = (int64_t *)malloc(rb))) {
+            st = GPUDOT_OUT_OF_MEMORY;
             break;
+        }
         kern<<<dim3((unsigned)bx, (unsigned)n), kThreads, 0, E->stream>>>(
             (const T *)r->x, (const T *)r->y, mode, r->cx, r->cy, nk, kx, r->ax, r->ky, r->ay, o0,
-            dig - o0 * rec);
+            ar.acc, ar.tickets, mapped ? (unsigned long long *)E->mapped_dev : ar.res, mapped);
         CKS(cudaGetLastError(), "exact kernel");
-        CKS(cudaMemcpyAsync(hd, dig, (size_t)(n * rec) * 8, cudaMemcpyDeviceToHost, E->stream),
-            "cudaMemcpy (exact)");
-        CKS(cudaStreamSynchronize(E->stream), "exact kernel");
+        const int64_t *recs = hd;
+        if (st == GPUDOT_OK && mapped) {
+            st = wait_marked((size_t)n, 8, "exact kernel", (size_t)rec);
+            recs = (const int64_t *)E->mapped;
+        } else if (st == GPUDOT_OK) {
+            CKS(cudaMemcpyAsync(hd, ar.res, rb, cudaMemcpyDeviceToHost, E->stream),
+                "cudaMemcpy (exact)");
+            CKS(cudaStreamSynchronize(E->stream), "exact kernel");
+        }
         for (int64_t i = 0; i < n && st == GPUDOT_OK; i++)
-            round_out(r, ns, o0 + i, hd + i * rec, (int)hd[i * rec + rec - 1], a);
+            round_out(r, ns, o0 + i, recs + i * rec, (int)recs[i * rec + rec - 1], a);
     }
+    if (st != GPUDOT_OK)
+        E->exact_zero = 0; /* (a failed launch may leave digits behind) */
     free(hd);
     free(a);
     return st;

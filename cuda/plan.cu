@@ -311,13 +311,18 @@ gpudot_status mapped_area()
 }
 
 /* Fills the first nw words (of wsize bytes: 4 or 8) of the mapped area with the empty mark
- * that the kernel about to be launched replaces with values. */
-void mark_empty(size_t nw, size_t wsize)
+ * that the kernel about to be launched replaces with values (stride > 1: word stride - 1 of
+ * each of nw records, as wait_marked). */
+void mark_empty(size_t nw, size_t wsize, size_t stride)
 {
-    if (wsize == 4)
+    if (stride > 1) {
+        for (size_t i = 0; i < nw; i++)
+            ((unsigned long long *)E->mapped)[i * stride + stride - 1] = kOutEmpty64;
+    } else if (wsize == 4) {
         std::fill_n((unsigned *)E->mapped, nw, kOutEmpty32);
-    else
+    } else {
         std::fill_n((unsigned long long *)E->mapped, nw, kOutEmpty64);
+    }
 }
 
 bool word_empty(size_t i, size_t wsize)
@@ -327,15 +332,17 @@ bool word_empty(size_t i, size_t wsize)
 }
 
 /* Waits for the kernel just launched on E->stream to fill the nw words that mark_empty
- * marked.  Spinning on mapped memory answers a few us sooner than a stream sync.  A
+ * marked (or, stride > 1, word stride - 1 of each of nw records of stride words: exact.cu's
+ * flags).  Spinning on mapped memory answers a few us sooner than a stream sync.  A
  * faulting kernel never fills them, so the spin asks the stream now and then and is
  * bounded; the sync after it reports any fault.  gdot's small calls and __ping__ (their
  * floor in the benchmark) share it. */
-gpudot_status wait_marked(size_t nw, size_t wsize, const char *what)
+gpudot_status wait_marked(size_t nw, size_t wsize, const char *what, size_t stride)
 {
     size_t i = 0;
+    auto empty = [&](size_t k) { return word_empty(k * stride + stride - 1, wsize); };
     for (long spin = 0; nw > 0 && spin < kSpinLimit; spin++) {
-        while (i < nw && !word_empty(i, wsize))
+        while (i < nw && !empty(i))
             i++;
         if (i == nw) {
             E->tail0 = E->stream == 0;
@@ -345,7 +352,7 @@ gpudot_status wait_marked(size_t nw, size_t wsize, const char *what)
             break;
     }
     CK(cudaStreamSynchronize(E->stream), what);
-    while (i < nw && !word_empty(i, wsize))
+    while (i < nw && !empty(i))
         i++;
     if (i < nw) { /* a finished kernel left an output unwritten: never silently a NaN */
         snprintf(g_err, sizeof g_err, "%s: output %zu of %zu not written", what, i, nw);

@@ -18,6 +18,7 @@
 
 #include "gpudot_math.h"
 #include "tuning.h"
+#include "vec16.cuh"
 
 namespace gpudot
 {
@@ -355,25 +356,6 @@ __device__ __forceinline__ void finish(const Op &op, const Args &p, int64_t o, t
 }
 
 /* ---- element walks ---- */
-
-template <typename T> struct Vec16;
-template <> struct Vec16<float> {
-    using type = float4;
-    static constexpr int n = 4;
-};
-template <> struct Vec16<double> {
-    using type = double2;
-    static constexpr int n = 2;
-};
-
-template <typename T> __device__ __forceinline__ T vget(const float4 &v, int j)
-{
-    return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
-}
-template <typename T> __device__ __forceinline__ T vget(const double2 &v, int j)
-{
-    return j == 0 ? v.x : v.y;
-}
 
 /*
  * Adds elements [k0, k1) of one run (element strides sx, sy in {0, 1}) to acc, thread t of
