@@ -294,7 +294,7 @@ typedef struct {
     int m;
     size_t esx, esy;
     int64_t sx, sy;
-    int64_t a0, a1, per; /* runs whole */
+    int64_t a0, a1, per; /* runs whole; per: runs a task, or a long run's chunks a task */
     const void *xa, *ya; /* one long run, chunk by chunk */
     int64_t c0, c1;
     acc_t *part;

@@ -185,14 +185,13 @@ EXACT_V4 static inline int any_set(v8i v)
     return _mm512_test_epi64_mask((__m512i)v, (__m512i)v) != 0;
 }
 
-/* the exponent fields of a block's products p, and whether one is outside the fast range:
- * |p| from the exponent field plo on (2^-968 for doubles, whose TwoProduct's error is then
+/* whether a block's product lies outside the fast range, from their exponent fields ep: |p|
+ * from the exponent field plo on (2^-968 for doubles, whose TwoProduct's error is then
  * exact; any normal p for singles'), below 2^1000 (no TwoSum of a lane's XRUN overflows).
  * Zeros, Inf and NaN lie outside; so does no factor the fused multiply-add needs. */
-EXACT_V4 static inline int block_out(v8d p, int64_t plo, v8i *ep)
+EXACT_V4 static inline int block_out(v8i ep, int64_t plo)
 {
-    *ep = ((v8i)p >> 52) & 0x7ff;
-    return any_neg((*ep - plo) | (2023 - *ep));
+    return any_neg((ep - plo) | (2023 - ep));
 }
 
 /* XL elements from x (doubles, or singles widened: a single's product is exact in double) */
@@ -241,7 +240,7 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
             v8d p = load_f(x + i) * load_f(y + i);
             v8i ep = ((v8i)p >> 52) & 0x7ff;
             if (ehi < 0) { /* the window: T = the largest's unbiased exponent + 1 + 6 */
-                if (block_out(p, 1, &ep)) {
+                if (block_out(ep, 1)) {
                     stop = 1;
                     break;
                 }
@@ -254,7 +253,7 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
                 w1 += q1, w2 += p - q1;
                 continue;
             }
-            if (block_out(p, 1, &ep)) {
+            if (block_out(ep, 1)) {
                 stop = 1;
                 break;
             }
@@ -304,7 +303,7 @@ EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, i
             v8d p = xv * yv;
             v8i ep = ((v8i)p >> 52) & 0x7ff;
             if (phi < 0) { /* the windows, from this first block: T = its largest + 1 + 6 */
-                if (block_out(p, 55, &ep)) {
+                if (block_out(ep, 55)) {
                     stop = 1;
                     break;
                 }
@@ -321,7 +320,7 @@ EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, i
                 w1 += q1, w2 += p - q1, u1 += g1, u2 += e - g1;
                 continue;
             }
-            if (block_out(p, 55, &ep)) {
+            if (block_out(ep, 55)) {
                 stop = 1;
                 break;
             }

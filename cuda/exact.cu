@@ -430,6 +430,9 @@ template <typename T> static gpudot_status device_sums(const gpudot_dot_req *r, 
         } else if (!hd && !(hd = (int64_t *)malloc(rb))) {
             st = GPUDOT_OUT_OF_MEMORY;
             break;
+        } else if (E->exact_zero > ar.zero_bytes) {
+            E->exact_zero = ar.zero_bytes; /* (res, past this call's records, may lie over
+                                            * another call's) */
         }
         kern<<<dim3((unsigned)bx, (unsigned)n), kThreads, 0, E->stream>>>(
             (const T *)r->x, (const T *)r->y, mode, r->cx, r->cy, nk, kx, r->ax, r->ky, r->ay, o0,

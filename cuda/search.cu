@@ -282,12 +282,12 @@ static gpudot_status search_one(const gpudot_search_req *r, const T *D, int64_t 
     int64_t *hi = nullptr;
     T *hv = nullptr;
     if (cb && e == cudaSuccess && st == GPUDOT_OK) {
-        size_t cbytes = (size_t)((char *)cv - (char *)ci) + cb * es;
+        size_t vat = (size_t)((char *)cv - (char *)ci), cbytes = vat + cb * es; /* (cv's offset) */
         hi = (int64_t *)malloc(cbytes);
         if (!hi)
             st = GPUDOT_OUT_OF_MEMORY;
         else if ((e = cudaMemcpy(hi, ci, cbytes, cudaMemcpyDeviceToHost)) == cudaSuccess)
-            hv = (T *)((char *)hi + ((char *)cv - (char *)ci));
+            hv = (T *)((char *)hi + vat);
     }
     /* query q's candidates from chunk c after those of the chunks before */
     *got = 0;

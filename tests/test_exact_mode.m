@@ -256,6 +256,30 @@
 %!   assert ([real(z), imag(z)], [1 0]);
 %! endif
 
+%!testif ; gpudot_gpu_available ()
+%! ## the device kernel's launches against the CPU engine's bits: outputs past the mapped
+%! ## area and past one launch (4096), each call twice (its digits left zero for the next),
+%! ## runs read as vectors with a tail, columns off 16-byte boundaries, runs of one element
+%! o = {"accum", "exact"};
+%! randn ("seed", 5);
+%! for cls = {"single", "double"}
+%!   for sz = [3 4100; 37 70; 1 5000; 1030 9]'
+%!     A = cast (randn (sz(1), sz(2)) .* 2 .^ randi ([-30 30], sz(1), sz(2)), cls{1});
+%!     B = cast (randn (sz(1), sz(2)), cls{1});
+%!     gA = garray (A);  gB = garray (B);
+%!     want = {gdot(A, B, 1, o{:}), gnorm(A, 2, 1, o{:}), gnorm(A, 1, 1, o{:}), ...
+%!             gcosine(A, B, 1, o{:})};
+%!     for rep = 1:2
+%!       got = {gather(gdot (gA, gB, 1, o{:})), gather(gnorm (gA, 2, 1, o{:})), ...
+%!              gather(gnorm (gA, 1, 1, o{:})), gather(gcosine (gA, gB, 1, o{:}))};
+%!       for k = 1:numel (want)
+%!         assert (isequal (bits (got{k}), bits (want{k})), "%s %dx%d, sum %d, call %d", ...
+%!                 cls{1}, sz(1), sz(2), k, rep);
+%!       endfor
+%!     endfor
+%!   endfor
+%! endfor
+
 %!error <"exact" takes P = 1, 2, Inf> gnorm ([1 2], 3, "accum", "exact")
 %!error <"exact" takes P = 1, 2, Inf> gnorm (sparse ([1 2]), -1, "accum", "exact")
 %!error id=gpudot:badOption gdot ([1 2], [3 4], "accum", "Exactly")
