@@ -45,10 +45,10 @@
 ## conditioning and any exponents (@code{gdot ([1e200 1e200 3], [1e200 -1e200 0.5],
 ## "accum", "exact")} is 1.5; subnormal results correctly rounded; Inf only where the
 ## rounded result overflows), the same bits on every engine, device and order of the
-## terms.  Its cost: on the GPU, real garrays along columns 1.05x a native call's time
-## for doubles (1.4x for singles; 3.8x where the products span most of the exponent
-## range) at 2^28 elements on an H100, complex ones 2-2.7x @code{"double"}'s; rows of
-## garrays are summed on the host; on the CPU engine 0.9-1.3x @code{"double"}'s time on
+## terms.  Its cost: on the GPU, real garrays along columns 1.01-1.11x a native call's
+## time for doubles (3.1-3.6x where the products span most of the exponent range), 1.03-1.21x
+## for singles (1.1-1.4x), 2^24 to 2^30 elements on an H100; complex ones 2-2.7x
+## @code{"double"}'s; rows of garrays are summed on the host; on the CPU engine 0.9-1.3x @code{"double"}'s time on
 ## random data, 3x (singles) and 10x (doubles) where the products span most of the
 ## exponent range (10^7 elements, 2 cores of an AVX-512 CPU).
 ## @item "device"
