@@ -12,12 +12,17 @@
  * do); integer sums do not depend on order, so the host rounds the same sum the CPU engine
  * would (gd_exact): the same bits.  Contiguous aligned runs are read as 16-byte vectors,
  * each thread's next one in flight while it adds the last.
- * Real Inf, -Inf and 0 norms run as "double" (exact there).  Other calls (complex 1-, Inf-
- * and -Inf-norms, rows, host data, several GPUs) bring the operands to the host and run
- * the CPU engine's exact sums.
+ * Garrays on several GPUs run so on every device at once, the host merging runs cut between
+ * shards.  Real Inf, -Inf and 0 norms run as "double" (exact there).  Other calls (complex
+ * 1-, Inf- and -Inf-norms, rows, host data, a host operand beside garrays of several GPUs)
+ * bring the operands to the host and run the CPU engine's exact sums.
  */
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include <thread>
+#include <vector>
 
 #include "engine.cuh"
 #include "gpudot_exact.h"
@@ -171,6 +176,80 @@ __device__ __forceinline__ void each_prod(int mode, int cx, int cy, double x, do
     }
 }
 
+/* A contiguous, 16-byte aligned run of real data: take (x, y, 0, 0) of each element, a
+ * 16-byte vector of each operand a round from vector k0 on, step apart, the next round's
+ * issued before this one's products; the elements it took. */
+template <typename T, typename F>
+__device__ __forceinline__ int64_t take_vectors(F &&take, const T *xo, const T *yo, bool hy,
+                                                int64_t nk, int64_t k0, int64_t step)
+{
+    using VT = typename Vec16<T>::type;
+    constexpr int V = Vec16<T>::n;
+    int64_t nv = nk / V;
+    const VT *vx = (const VT *)xo, *vy = (const VT *)yo;
+    VT bx = {}, by = {};
+    if (k0 < nv) {
+        bx = __ldg(vx + k0);
+        if (hy)
+            by = __ldg(vy + k0);
+    }
+    for (int64_t kk = k0; kk < nv; kk += step) {
+        VT cxv = bx, cyv = by;
+        if (kk + step < nv) {
+            bx = __ldg(vx + kk + step);
+            if (hy)
+                by = __ldg(vy + kk + step);
+        }
+#pragma unroll
+        for (int e = 0; e < V; e++)
+            take((double)vget<T>(cxv, e), hy ? (double)vget<T>(cyv, e) : 0.0, 0.0, 0.0);
+    }
+    return nv * V;
+}
+
+/* A block's end of an output: its threads' flags (fl) and its warps' digits (wd) into the
+ * output's record rec (REC words: the digits, then the flags); the last block of the output
+ * (its ticket) moves the record to d and leaves it and the ticket zero again; to mapped
+ * host memory (mapped), the flags word last, after a system fence, so that the host
+ * spinning on it sees the whole record. */
+template <int NS>
+__device__ __forceinline__ void block_end(const unsigned long long *wd, int fl,
+                                          unsigned long long *rec, unsigned *ticket,
+                                          unsigned long long *d, int mapped)
+{
+    constexpr int REC = NS * GD_EXACT_LIMBS + 1;
+    __shared__ bool last;
+    int any = 0;
+    for (int b = 1; b < 1 << (4 * NS); b <<= 1)
+        any |= __syncthreads_or(fl & b) ? b : 0;
+    if (threadIdx.x == 0 && any)
+        atomicOr(rec + REC - 1, (unsigned long long)any);
+    for (int i = threadIdx.x; i < NS * GD_EXACT_LIMBS; i += blockDim.x) {
+        unsigned long long s = 0;
+        for (int w = 0; w < kWarps; w++)
+            s += wd[w * NS * GD_EXACT_LIMBS + i];
+        if (s)
+            atomicAdd(rec + i, s);
+    }
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last)
+        return;
+    __threadfence();
+    for (int i = threadIdx.x; i < REC - 1; i += blockDim.x)
+        d[i] = atomicExch(rec + i, 0ull);
+    if (mapped)
+        __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        *ticket = 0;
+        *(volatile unsigned long long *)(d + REC - 1) = atomicExch(rec + REC - 1, 0ull);
+    }
+}
+
 /* Output o0 + blockIdx.y of a column-mode call (extents kx, ax of x and ky, ay of y):
  * blockIdx.x's share of its run into the output's record of digits in acc (NS sums of
  * GD_EXACT_LIMBS each, then the flags: 4 bits a sum; records by blockIdx.y, zero between
@@ -188,7 +267,6 @@ __global__ void __launch_bounds__(kThreads, NS == 1   ? 4
     constexpr bool TWO = sizeof(T) == 8, CPLX = NS == 2 || NS == 4;
     constexpr int REC = NS * GD_EXACT_LIMBS + 1;
     __shared__ unsigned long long wd[kWarps][NS][GD_EXACT_LIMBS];
-    __shared__ bool last;
     for (int i = threadIdx.x; i < kWarps * NS * GD_EXACT_LIMBS; i += blockDim.x)
         (&wd[0][0][0])[i] = 0;
     __syncthreads();
@@ -212,34 +290,9 @@ __global__ void __launch_bounds__(kThreads, NS == 1   ? 4
         });
     };
     int64_t from = 0; /* elements the vector loop took */
-    if constexpr (!CPLX) {
-        /* contiguous, 16-byte aligned runs: a 16-byte vector of each operand a round, the
-         * next round's issued before this one's products */
-        using VT = typename Vec16<T>::type;
-        constexpr int V = Vec16<T>::n;
-        if (sx == 1 && sy == 1 && (((uintptr_t)xo | (uintptr_t)yo) & 15) == 0) {
-            int64_t nv = nk / V;
-            const VT *vx = (const VT *)xo, *vy = (const VT *)yo;
-            VT bx = {}, by = {};
-            if (k0 < nv) {
-                bx = __ldg(vx + k0);
-                if (hy)
-                    by = __ldg(vy + k0);
-            }
-            for (int64_t kk = k0; kk < nv; kk += step) {
-                VT cxv = bx, cyv = by;
-                if (kk + step < nv) {
-                    bx = __ldg(vx + kk + step);
-                    if (hy)
-                        by = __ldg(vy + kk + step);
-                }
-#pragma unroll
-                for (int e = 0; e < V; e++)
-                    take((double)vget<T>(cxv, e), hy ? (double)vget<T>(cyv, e) : 0.0, 0.0, 0.0);
-            }
-            from = nv * V;
-        }
-    }
+    if constexpr (!CPLX)
+        if (sx == 1 && sy == 1 && (((uintptr_t)xo | (uintptr_t)yo) & 15) == 0)
+            from = take_vectors(take, xo, yo, hy, nk, k0, step);
     /* the rest (any other run, a vector run's last elements): element k's parts (0 past nk
      * or an absent part), kAhead loads in flight */
     auto load = [&](int64_t k, double &xv, double &yv, double &xi, double &yi) {
@@ -266,37 +319,8 @@ __global__ void __launch_bounds__(kThreads, NS == 1   ? 4
 #pragma unroll
         for (int i = 0; i < S; i++)
             flush(dig[j], a[j][i]);
-    int any = 0;
-    for (int b = 1; b < 1 << (4 * NS); b <<= 1)
-        any |= __syncthreads_or(fl & b) ? b : 0;
-    unsigned long long *rec = acc + (int64_t)blockIdx.y * REC;
-    if (threadIdx.x == 0 && any)
-        atomicOr(rec + REC - 1, (unsigned long long)any);
-    for (int i = threadIdx.x; i < NS * GD_EXACT_LIMBS; i += blockDim.x) {
-        unsigned long long s = 0;
-        for (int w = 0; w < kWarps; w++)
-            s += (&wd[w][0][0])[i];
-        if (s)
-            atomicAdd(rec + i, s);
-    }
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0)
-        last = atomicAdd(tickets + blockIdx.y, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!last)
-        return;
-    __threadfence();
-    unsigned long long *d = dst + (int64_t)blockIdx.y * REC;
-    for (int i = threadIdx.x; i < REC - 1; i += blockDim.x)
-        d[i] = atomicExch(rec + i, 0ull);
-    if (mapped)
-        __threadfence_system();
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        tickets[blockIdx.y] = 0;
-        *(volatile unsigned long long *)(d + REC - 1) = atomicExch(rec + REC - 1, 0ull);
-    }
+    block_end<NS>(&wd[0][0][0], fl, acc + (int64_t)blockIdx.y * REC, tickets + blockIdx.y,
+                  dst + (int64_t)blockIdx.y * REC, mapped);
 }
 
 /* the device kernel's sums for r (-1: r is not for it): dot products, real 1-norms,
@@ -348,22 +372,22 @@ template <typename T> static int occupancy(int mode, exact_kernel<T> kern)
     return o > 0 ? o : 1;
 }
 
-/* output o's digits and flags as the host core's sums, rounded into out */
-static void round_out(const gpudot_dot_req *r, int ns, int64_t o, const int64_t *dig, int fl,
-                      gd_exact *a)
+/* An output's record (each sum's digits, then the flags) as the host core's sums of count
+ * products, in a as gpudot_exact_store takes them (a cosine's: xy, -, xx, yy) */
+static void load_sums(int ns, int64_t count, const int64_t *rec, gd_exact *a)
 {
+    int fl = (int)rec[ns * GD_EXACT_LIMBS];
     for (int s = 0; s < ns; s++) {
-        gd_exact *e = &a[ns == 3 && s ? s + 1 : s]; /* (a cosine's: xy, -, xx, yy) */
+        gd_exact *e = &a[ns == 3 && s ? s + 1 : s];
         int f = fl >> (4 * s);
         gd_exact_init(e);
-        memcpy(e->limb, dig + s * GD_EXACT_LIMBS, sizeof e->limb);
-        e->count = r->nk;
+        memcpy(e->limb, rec + s * GD_EXACT_LIMBS, sizeof e->limb);
+        e->count = count;
         e->nan = (f & F_NAN) != 0;
         e->pinf = (f & F_PINF) != 0;
         e->ninf = (f & F_NINF) != 0;
         e->not_negzero = (f & F_NONNEG) != 0;
     }
-    gpudot_exact_store(r, o, a, 0);
 }
 
 /* A launch's share of E->exact: each output's record (acc, zero between calls) and ticket,
@@ -397,7 +421,10 @@ static gpudot_status exact_area(int64_t g, int64_t rec, ExactArea *ar)
     return st;
 }
 
-template <typename T> static gpudot_status device_sums(const gpudot_dot_req *r, int mode)
+/* r's outputs through the device kernel, in groups of kGroup launched one after another:
+ * sink (o, rec) with output o's record as each group's launch ends (load_sums reads it) */
+template <typename T, typename Sink>
+static gpudot_status device_records(const gpudot_dot_req *r, int mode, Sink &&sink)
 {
     int ns = ns_of(mode);
     /* a complex run's squares: its parts as twice the real elements */
@@ -410,9 +437,6 @@ template <typename T> static gpudot_status device_sums(const gpudot_dot_req *r, 
     if (st != GPUDOT_OK)
         return st;
     int64_t *hd = nullptr; /* (records too many for the mapped area) */
-    gd_exact *a = (gd_exact *)malloc(4 * sizeof(gd_exact));
-    if (!a)
-        return GPUDOT_OUT_OF_MEMORY;
     /* one wave of the blocks a SM holds at once, shared by the launch's outputs */
     exact_kernel<T> kern = kernel_of<T>(mode);
     int64_t wave = (int64_t)occupancy<T>(mode, kern) * E->prop.multiProcessorCount;
@@ -448,13 +472,163 @@ template <typename T> static gpudot_status device_sums(const gpudot_dot_req *r, 
             CKS(cudaStreamSynchronize(E->stream), "exact kernel");
         }
         for (int64_t i = 0; i < n && st == GPUDOT_OK; i++)
-            round_out(r, ns, o0 + i, recs + i * rec, (int)recs[i * rec + rec - 1], a);
+            sink(o0 + i, recs + i * rec);
     }
     if (st != GPUDOT_OK)
         E->exact_zero = 0; /* (a failed launch may leave digits behind) */
     free(hd);
+    return st;
+}
+
+/* r's outputs through the device kernel, each rounded from its record */
+template <typename T> static gpudot_status device_sums(const gpudot_dot_req *r, int mode)
+{
+    gd_exact *a = (gd_exact *)malloc(4 * sizeof(gd_exact));
+    if (!a)
+        return GPUDOT_OUT_OF_MEMORY;
+    int ns = ns_of(mode);
+    gpudot_status st = device_records<T>(r, mode, [&](int64_t o, const int64_t *rec) {
+        load_sums(ns, r->nk, rec, a);
+        gpudot_exact_store(r, o, a, 0);
+    });
     free(a);
     return st;
+}
+
+/* Outputs of a call on several GPUs whose runs are cut between shards (a vector's): summed
+ * on the host, so few of them (their sums: 4 x 1.7 KB an output a device) */
+constexpr int64_t kCutOutputsMax = 64;
+
+/* The device kernel's mode for r on several GPUs (-1: not for it): every operand a garray
+ * of one layout, reduced along its columns (no rows, no broadcast, no host operand);
+ * *cut: some runs lie in more than one shard */
+static int shard_mode(const gpudot_dot_req *r, bool *cut)
+{
+    int has_y = r->op != GPUDOT_OP_NORM;
+    const gpudot_sharded *L = r->xs;
+    if (!L || r->x_dev || (has_y && (!r->ys || r->y_dev || !gpudot_same_layout(L, r->ys))) ||
+        r->nb != 1 || r->nk != L->k || r->na != L->a || r->nk == 0)
+        return -1;
+    *cut = false;
+    for (int i = 0; i < L->n; i++)
+        *cut |= L->s[i].kn > 0 && L->s[i].an > 0 && L->s[i].kn != L->k;
+    if (*cut && r->na > kCutOutputsMax)
+        return -1;
+    gpudot_dot_req v = *r; /* (one GPU's call of the same operands) */
+    v.xs = v.ys = nullptr;
+    v.x_dev = v.y_dev = 1;
+    v.bx = v.by = 1;
+    return device_mode(&v);
+}
+
+/* One device's part of exact_shards: its status, and where runs are cut, its sums of each
+ * output (4 a output, as load_sums lays them out) */
+struct DeviceSums {
+    int dev = 0;
+    gpudot_status st = GPUDOT_OK;
+    std::vector<gd_exact> sums;
+};
+
+/* Shard i of r's layout as a call of one GPU's data */
+static gpudot_dot_req shard_view(const gpudot_dot_req *r, int i)
+{
+    const gpudot_shard &sh = r->xs->s[i];
+    gpudot_dot_req v = *r;
+    v.xs = v.ys = nullptr;
+    v.x_dev = v.y_dev = 1;
+    v.x = sh.d;
+    v.y = r->op != GPUDOT_OP_NORM ? r->ys->s[i].d : nullptr;
+    v.nk = v.kx = v.ky = sh.kn;
+    v.na = v.ax = v.ay = sh.an;
+    return v;
+}
+
+/* Device p.dev's shards of r, one after another on its engine (the calling thread's) */
+template <typename T>
+static void device_shards(const gpudot_dot_req *r, int mode, bool cut, DeviceSums &p)
+{
+    gd_exact *a = (gd_exact *)malloc(4 * sizeof(gd_exact));
+    int ns = ns_of(mode);
+    p.st = a ? use_device(p.dev) : GPUDOT_OUT_OF_MEMORY;
+    const gpudot_sharded *L = r->xs;
+    for (int i = 0; i < L->n && p.st == GPUDOT_OK; i++) {
+        const gpudot_shard &sh = L->s[i];
+        if (sh.dev != p.dev || sh.kn == 0 || sh.an == 0)
+            continue;
+        gpudot_dot_req v = shard_view(r, i);
+        p.st = device_records<T>(&v, mode, [&](int64_t o, const int64_t *rec) {
+            if (!cut) { /* (the whole run) */
+                load_sums(ns, r->nk, rec, a);
+                gpudot_exact_store(r, sh.a0 + o, a, 0);
+                return;
+            }
+            load_sums(ns, sh.kn, rec, a);
+            for (int s = 0; s < ns; s++) {
+                int j = ns == 3 && s ? s + 1 : s;
+                gd_exact_normalise(&a[j]); /* (digits below 2^32: merged without overflow) */
+                gd_exact_merge(&p.sums[(size_t)(sh.a0 + o) * 4 + j], &a[j]);
+            }
+        });
+    }
+    free(a);
+}
+
+/* Garrays on several GPUs (shard_mode): every device's shards through the device kernel at
+ * once, a host thread a device.  An output whose run lies in one shard is rounded from its
+ * record; runs cut between shards are summed on the host, in any order (integer sums),
+ * then rounded: the bits of one GPU and of the CPU engine. */
+template <typename T> static gpudot_status exact_shards(const gpudot_dot_req *r, int mode, bool cut)
+{
+    const gpudot_sharded *L = r->xs;
+    std::vector<DeviceSums> parts;
+    try {
+        for (int i = 0; i < L->n; i++) {
+            const gpudot_shard &sh = L->s[i];
+            bool seen = false;
+            for (const DeviceSums &p : parts)
+                seen |= p.dev == sh.dev;
+            if (seen || sh.kn == 0 || sh.an == 0)
+                continue;
+            parts.emplace_back();
+            parts.back().dev = sh.dev;
+            if (cut) {
+                parts.back().sums.resize((size_t)r->na * 4);
+                for (gd_exact &e : parts.back().sums)
+                    gd_exact_init(&e);
+            }
+        }
+    } catch (...) {
+        return GPUDOT_OUT_OF_MEMORY;
+    }
+    std::vector<std::thread> threads;
+    gpudot_status st = GPUDOT_OK;
+    if (parts.size() == 1) { /* (on this thread: no thread to start) */
+        device_shards<T>(r, mode, cut, parts[0]);
+    } else {
+        try {
+            for (DeviceSums &p : parts)
+                threads.emplace_back([&] { device_shards<T>(r, mode, cut, p); });
+        } catch (...) {
+            snprintf(g_err, sizeof g_err, "no thread for a device's shards");
+            st = GPUDOT_OUT_OF_MEMORY;
+        }
+        for (std::thread &t : threads)
+            t.join();
+    }
+    use_primary();
+    for (const DeviceSums &p : parts)
+        if (st == GPUDOT_OK)
+            st = p.st;
+    if (st != GPUDOT_OK || !cut)
+        return st;
+    gd_exact *a = parts[0].sums.data();
+    for (int64_t o = 0; o < r->na; o++) {
+        for (size_t d = 1; d < parts.size(); d++)
+            for (int j = 0; j < 4; j++)
+                gd_exact_merge(&a[o * 4 + j], &parts[d].sums[(size_t)o * 4 + j]);
+        gpudot_exact_store(r, o, &a[o * 4], 0);
+    }
+    return GPUDOT_OK;
 }
 
 /* operand of bx x kx x ax elements (es bytes each) on the host: itself, or a copy (*tmp)
@@ -490,6 +664,10 @@ gpudot_status exact_dot(const gpudot_dot_req *r, gpudot_poll_fn poll)
     }
     if (mode >= 0)
         return r->type == GPUDOT_F32 ? device_sums<float>(r, mode) : device_sums<double>(r, mode);
+    bool cut;
+    if ((r->xs || r->ys) && (mode = shard_mode(r, &cut)) >= 0)
+        return r->type == GPUDOT_F32 ? exact_shards<float>(r, mode, cut)
+                                     : exact_shards<double>(r, mode, cut);
     gpudot_dot_req q = *r;
     int has_y = r->op != GPUDOT_OP_NORM;
     void *tx = nullptr, *ty = nullptr;

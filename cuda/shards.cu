@@ -317,6 +317,14 @@ gpudot_status shard_pass(const gpudot_dot_req *r, gpudot_poll_fn poll)
     gpudot_status st = c.check(r);
     if (st)
         return st;
+    if (r->nk == 0) { /* empty runs (no shard holds an element): the CPU engine's empty sums */
+        static const double none[2] = {0, 0};
+        gpudot_dot_req q = *r;
+        q.x = r->xs ? none : r->x;
+        q.y = r->ys ? none : r->y;
+        q.xs = q.ys = nullptr;
+        return gpudot_cpu_dot(&q, poll);
+    }
     c.place();
     OnPrimary back;
     st = c.reserve();

@@ -136,13 +136,16 @@
 
 %!testif ; gpudot_gpu_available ()
 %! ## "exact" on every layout: the CPU engine's bits (dot products, norms and cosines of
-%! ## vectors and columns, real and complex, products over most of the exponent range)
+%! ## vectors and columns, real and complex, products over most of the exponent range;
+%! ## the device kernel on every GPU at once, the host merging runs cut between pieces)
 %! __gpudot__ ("shard_chunk", 1000);
 %! unwind_protect
 %!   randn ("seed", 31);  rand ("seed", 31);
 %!   x = randn (5003, 1) .* 2 .^ randi ([-400 400], 5003, 1);  y = randn (5003, 1);
 %!   X = randn (300, 7);  Y = randn (300, 7) .* 2 .^ randi ([-40 40], 300, 7);
 %!   Z = complex (randn (400, 3), randn (400, 3));  W = complex (randn (400, 3), 1);
+%!   V = randn (50, 70) .* 2 .^ randi ([-500 500], 50, 70);  U = randn (50, 70);
+%!   sx = single (randn (5003, 1) .* 2 .^ randi ([-60 60], 5003, 1));  sy = single (y);
 %!   c = {"accum", "exact", "device", "cpu"};
 %!   bits = @(v) num2hex ([real(v(:)); imag(v(:))]);
 %!   same = @(g, want) assert (bits (gather (g)), bits (want));
@@ -150,6 +153,7 @@
 %!     d = {"devices", l{1}};
 %!     gx = garray (x, d{:});  gy = garray (y, d{:});  gX = garray (X, d{:});  gY = garray (Y, d{:});
 %!     gZ = garray (Z, d{:});  gW = garray (W, d{:});  gs = garray (single (X), d{:});
+%!     gV = garray (V, d{:});  gU = garray (U, d{:});
 %!     same (gdot (gx, gy, c{1:2}), gdot (x, y, c{:}));
 %!     same (gdot (gX, gY, c{1:2}), gdot (X, Y, c{:}));
 %!     same (gdot (gX, gY, 2, c{1:2}), gdot (X, Y, 2, c{:}));
@@ -163,10 +167,41 @@
 %!     same (gcosine (gx, gy, c{1:2}), gcosine (x, y, c{:}));
 %!     same (gcosine (gX, gY, c{1:2}), gcosine (X, Y, c{:}));
 %!     same (gcosine (gZ, gW, c{1:2}), gcosine (Z, W, c{:}));
+%!     ## singles' runs cut between pieces, twice (the device's digits left zero after each
+%!     ## call); columns whose records pass the mapped area; a host operand beside them
+%!     gsx = garray (sx, d{:});  gsy = garray (sy, d{:});
+%!     for twice = 1:2
+%!       same (gdot (gsx, gsy, c{1:2}), gdot (sx, sy, c{:}));
+%!       same (gcosine (gsx, gsy, c{1:2}), gcosine (sx, sy, c{:}));
+%!       same (gnorm (gsx, 2, c{1:2}), gnorm (sx, 2, c{:}));
+%!       same (gnorm (gsx, 1, c{1:2}), gnorm (sx, 1, c{:}));
+%!       same (gcosine (gV, gU, c{1:2}), gcosine (V, U, c{:}));
+%!       same (gdot (gV, gU, c{1:2}), gdot (V, U, c{:}));
+%!     endfor
+%!     same (gdot (gx, y, c{1:2}), gdot (x, y, c{:}));
+%!     same (gcosine (gX, Y(:, 1), c{1:2}), gcosine (X, Y(:, 1), c{:}));
 %!   endfor
 %! unwind_protect_cleanup
 %!   __gpudot__ ("shard_chunk", 0);
 %! end_unwind_protect
+
+%!testif ; gpudot_gpu_available ()
+%! ## empty runs in pieces (no piece holds an element): every output an empty sum, 0, and a
+%! ## cosine 0 / 0, NaN, in every mode
+%! for l = device_layouts (ndev)
+%!   d = {"devices", l{1}};
+%!   e = garray (zeros (1, 0), d{:});  E = garray (single (zeros (0, 3)), d{:});
+%!   for acc = {"native", "double", "compensated", "exact"}
+%!     a = {"accum", acc{1}};
+%!     assert (gather (gdot (e, e, a{:})), 0);
+%!     assert (gather (gnorm (e, a{:})), 0);
+%!     assert (gather (gnorm (e, 1, a{:})), 0);
+%!     assert (gather (gcosine (e, e, 2, a{:})), NaN);
+%!     assert (gather (gcosine (e, zeros (1, 0), 2, a{:})), NaN);
+%!     assert (gather (gdot (E, E, a{:})), single (zeros (1, 3)));
+%!     assert (gather (gcosine (E, E, a{:})), single (NaN (1, 3)));
+%!   endfor
+%! endfor
 
 %!testif ; gpudot_gpu_available ()
 %! ## the two-step norms and cosines rerun scaled where the fast sums overflow: same bits
