@@ -167,6 +167,13 @@ struct ShardCall {
                      "its length) or a matrix along its second; gather it for other dimensions");
             return GPUDOT_BAD_DIM;
         }
+        if (has_y && r->xs && r->ys && !gpudot_same_layout(r->xs, r->ys) &&
+            (r->xs->k != r->ys->k || r->xs->a != r->ys->a)) {
+            snprintf(g_err, sizeof g_err,
+                     "garrays on several GPUs of different sizes do not broadcast: gather "
+                     "one of them");
+            return GPUDOT_SIZE_MISMATCH;
+        }
         if (r->x_dev || (has_y && r->y_dev) ||
             (has_y && r->xs && r->ys && !gpudot_same_layout(r->xs, r->ys))) {
             snprintf(g_err, sizeof g_err,

@@ -25,8 +25,9 @@
 ## @code{gcosine} then run on all of them at once, along the first dimension (a vector:
 ## along its length) or a matrix's second, beside host arrays or garrays of the same
 ## devices, and give the same bits for any list of devices: runs longer than a piece, and
-## rows, are reduced piece by piece and merged on the host in order.  Other dimensions, and
-## garrays of other devices beside it, are errors (gather it first).
+## rows, are reduced piece by piece and merged on the host in order.  Other dimensions,
+## garrays of other devices beside it, and two such garrays of different sizes (no
+## broadcast between them) are errors (gather one first).
 ##
 ## A garray is used like an array where that needs no arithmetic: @code{g(i, j)} with any
 ## subscripts (ranges, colons, @code{end}, logical masks) gives a new garray of the

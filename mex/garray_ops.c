@@ -100,8 +100,9 @@ static void garray_shards(garr_t *e, const mxArray *a, const void *src, const in
     shape_t sh;
     shape_of(a, &sh);
     int vec = is_vector(&sh);
-    int64_t k = vec ? numel : sh.d[0];
-    int64_t cols = k > 0 ? numel / k : 0;
+    int64_t k = vec ? numel : sh.d[0], cols = 1; /* (0 x 3: 3 empty columns) */
+    for (int i = 1; i < sh.nd; i++)
+        cols *= sh.d[i];
     e->sh = malloc(sizeof *e->sh);
     if (!e->sh)
         gd_error("gpudot:outOfMemory", "garray: out of host memory");

@@ -196,8 +196,8 @@
 %!     assert (gather (gdot (e, e, a{:})), 0);
 %!     assert (gather (gnorm (e, a{:})), 0);
 %!     assert (gather (gnorm (e, 1, a{:})), 0);
-%!     assert (gather (gcosine (e, e, 2, a{:})), NaN);
-%!     assert (gather (gcosine (e, zeros (1, 0), 2, a{:})), NaN);
+%!     assert (gather (gcosine (e, e, a{:})), NaN);
+%!     assert (gather (gcosine (e, zeros (1, 0), a{:})), NaN);
 %!     assert (gather (gdot (E, E, a{:})), single (zeros (1, 3)));
 %!     assert (gather (gcosine (E, E, a{:})), single (NaN (1, 3)));
 %!   endfor
