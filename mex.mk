@@ -50,7 +50,7 @@ NVCC_FLAGS = -std=c++17 -O3 --threads $(NVCC_THREADS) $(NVCC_HOST) -Xcompiler -f
              -I$(SRC)/include $(DEFS) $(NVCC_GENCODE)
 
 ENGINE_HEADERS := $(addprefix $(SRC)/include/,gpudot.h gpudot_engine.h gpudot_hooks.h gpudot_math.h \
-                    gpudot_exact.h)
+                    gpudot_exact.h gpudot_exact_top.h)
 
 # The kernels of each (op, element type) pair: cuda/kernels.cu, once per pair, so that
 # they compile in parallel (make -j).

@@ -153,6 +153,23 @@ static void native_call(gpudot_type t, const void *x, const void *y, int64_t n)
     CK(cudaMemcpy(&v, dres, t == GPUDOT_F64 ? 8 : 4, cudaMemcpyDeviceToHost));
 }
 
+/* A whole call of op in mode acc over na columns of nk (x broadcast where ax = 1), its
+ * results in host memory: the batched shapes' "exact" and its native peer */
+static void host_call(gpudot_op op, gpudot_type t, gpudot_accum acc, const void *x, const void *y,
+                      int64_t nk, int64_t na, int64_t ax, void *hout)
+{
+    gpudot_dot_req r;
+    memset(&r, 0, sizeof r);
+    r.op = op, r.type = t, r.x = x, r.y = y, r.x_dev = r.y_dev = 1;
+    r.nb = 1, r.nk = nk, r.na = na, r.bx = r.by = 1, r.kx = r.ky = nk, r.ax = ax, r.ay = na;
+    r.accum = acc;
+    r.out = hout;
+    if (gpudot_cuda_dot(&r, nullptr) != GPUDOT_OK) {
+        fprintf(stderr, "gpudot: %s\n", gpudot_cuda_last_error());
+        exit(1);
+    }
+}
+
 /* reads back the first result and fails loudly if it is NaN (poisoned, or a fallback) */
 static void check_result(const char *what, int dbl)
 {
@@ -477,6 +494,23 @@ static void batched(const cudaDeviceProp &prop, unsigned long long *sink)
                 row(op ? "gcosine_double" : "gdot_double", cls, sh.name, (double)(sh.nk * sh.na), s,
                     bytes);
             }
+            /* whole calls into host memory, "exact" beside native */
+            std::vector<char> hout((size_t)sh.na * es);
+            const char *calls[2][2] = {{"gdot_native_call", "gdot_exact_call"},
+                                       {"gcosine_native_call", "gcosine_exact_call"}};
+            for (int op = 0; op < 2 && wanted(calls[op][0]); op++) {
+                gpudot_op o = op ? GPUDOT_OP_COS : GPUDOT_OP_DOT;
+                for (int ex = 0; ex < 2; ex++) {
+                    gpudot_accum acc = ex ? GPUDOT_ACC_EXACT : GPUDOT_ACC_NATIVE;
+                    Stats s = time_us(
+                        nsets, reps > 10 ? 10 : reps,
+                        [&](int k) {
+                            host_call(o, t, acc, xs[k], ys[k], sh.nk, sh.na, ax, hout.data());
+                        },
+                        0);
+                    row(calls[op][ex], cls, sh.name, (double)(sh.nk * sh.na), s, bytes);
+                }
+            }
             if (sh.query) { /* the cuBLAS way to score a query: E' q with gemv */
                 float one = 1, zero = 0;
                 float *d_one, *d_zero;
@@ -550,12 +584,13 @@ int main(int argc, char **argv)
     unsigned long long *sink;
     CK(cudaMalloc(&sink, 8));
     CK(cudaMalloc(&dres, 64));
-    /* a third argument "vectors": the vector rows only (A/B runs) */
-    int only_vectors = argc > 3 && !strcmp(argv[3], "vectors");
-    if (!only_vectors)
+    /* a third argument "vectors" or "batched": those rows only (A/B runs) */
+    const char *only = argc > 3 ? argv[3] : "";
+    if (!*only)
         copies();
-    vectors(prop, minlog, maxlog, sink);
-    if (!only_vectors)
+    if (strcmp(only, "batched"))
+        vectors(prop, minlog, maxlog, sink);
+    if (strcmp(only, "vectors"))
         batched(prop, sink);
     cublasDestroy(H);
     return 0;

@@ -143,25 +143,8 @@ void gpudot_exact_store(const gpudot_dot_req *r, int64_t o, const gd_exact *a, d
 {
     int single = (r->type == GPUDOT_F32) != (r->out_other != 0);
     int cplx = r->op != GPUDOT_OP_NORM && (r->cx || r->cy);
-    double re = 0, im = 0;
-    if (r->op == GPUDOT_OP_DOT) {
-        re = single ? gd_exact_round_f(&a[0]) : gd_exact_round_d(&a[0]);
-        if (cplx)
-            im = single ? gd_exact_round_f(&a[1]) : gd_exact_round_d(&a[1]);
-    } else if (r->op == GPUDOT_OP_NORM) {
-        re = r->pk == GD_P_TWO   ? gd_exact_sqrt(&a[0], single)
-             : r->pk == GD_P_ONE ? (single ? gd_exact_round_f(&a[0]) : gd_exact_round_d(&a[0]))
-                                 : ext;
-    } else {
-        gd_exact_cos(&a[0], cplx ? &a[1] : NULL, &a[2], &a[3], single, &re, &im);
-        if (single) {
-            float fr = (float)re, fi = (float)im;
-            gd_clamp_unit_f(&fr, &fi, cplx);
-            re = fr, im = fi;
-        } else {
-            gd_clamp_unit_d(&re, &im, cplx);
-        }
-    }
+    double re, im;
+    gd_exact_finish(a, r->op, r->pk, single, cplx, ext, &re, &im);
     if (single) {
         float *out = (float *)r->out;
         out[cplx ? 2 * o : o] = (float)re;

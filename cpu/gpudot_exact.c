@@ -13,6 +13,7 @@
  * the additions, so neither does the result.
  */
 #include "gpudot_exact.h"
+#include "gpudot_exact_top.h"
 
 #include <math.h>
 #include <string.h>
@@ -448,118 +449,42 @@ void gd_exact_normalise(gd_exact *a)
     a->pending = 0;
 }
 
-/* The accumulator's value rounded once to p bits with the exponent range of a format
- * whose smallest normal is 2^emin and largest finite below 2^emax: its sign in *neg,
- * the result m 2^e (m < 2^p) in *m and *e, or *inf where it rounds past the largest. */
-static int round_to(const gd_exact *a0, int p, int emin, int emax, int *neg, uint64_t *m, int *e)
+void gd_exact_top(const gd_exact *a0, gd_top *t)
 {
     gd_exact a = *a0;
-    gd_exact_normalise(&a);
-    *neg = a.limb[GD_EXACT_LIMBS - 1] < 0;
-    if (*neg) { /* the magnitude: negate every digit, then normalise again */
-        for (int i = 0; i < GD_EXACT_LIMBS; i++)
-            a.limb[i] = -a.limb[i];
-        gd_exact_normalise(&a);
-    }
-    int t = GD_EXACT_LIMBS - 1;
-    while (t >= 0 && a.limb[t] == 0)
-        t--;
-    if (t < 0)
-        return 0; /* an exact zero */
-    /* a 128-bit window of the top digits, the rest as a sticky bit */
-    unsigned __int128 w = 0;
-    int sticky = 0;
-    for (int j = 0; j < 4; j++) {
-        int i = t - j;
-        w = (w << 32) | (uint64_t)(i >= 0 ? a.limb[i] : 0);
-    }
-    for (int i = t - 4; i >= 0; i--)
-        sticky |= a.limb[i] != 0;
-    int lz = 0;
-    while (!((w >> (127 - lz)) & 1))
-        lz++;
-    w <<= lz;
-    int top = 32 * (t - 3) + EMIN + 127 - lz;      /* the exponent of w's bit 127 */
-    int keep = top >= emin ? p : p - (emin - top); /* bits down to the subnormals' */
-    uint64_t q;
-    int below; /* the rest against half an ulp: -1 below, 0 half, 1 above */
-    if (keep <= 0) {
-        q = 0;
-        below = keep < 0 ? -1 : (w << 1 == 0 && !sticky ? 0 : 1);
-    } else {
-        int drop = 128 - keep;
-        q = (uint64_t)(w >> drop);
-        unsigned __int128 rest = w & (((unsigned __int128)1 << drop) - 1),
-                          half = (unsigned __int128)1 << (drop - 1);
-        below = rest < half ? -1 : rest > half || sticky ? 1 : 0;
-    }
-    if (below > 0 || (below == 0 && (q & 1)))
-        q++;
-    int lsb = top - keep + 1;  /* the exponent of q's unit */
-    if (keep > 0 && q >> keep) /* carried into a new bit */
-        q >>= 1, lsb++;
-    else if (keep <= 0)
-        lsb = emin - p + 1;
-    *m = q;
-    *e = lsb;
-    return lsb + (q ? 63 - __builtin_clzll(q) : 0) >= emax ? 2 : 1;
+    gd_exact_normalise(&a); /* (the chunks into the limbs) */
+    gd_top_of_limbs(a.limb, 0, GD_EXACT_LIMBS - 1, t);
+    t->nan = a0->nan;
+    t->pinf = a0->pinf;
+    t->ninf = a0->ninf;
+    t->negzero = a0->count && !a0->not_negzero;
 }
 
 int gd_exact_bits(const gd_exact *a, int p, int *neg, uint64_t *m, int *e)
 {
-    return round_to(a, p, -100000, 100000, neg, m, e) != 0;
+    gd_top t;
+    gd_exact_top(a, &t);
+    *neg = t.neg;
+    return gd_top_round(&t, p, -100000, 100000, m, e) != 0;
 }
 
 int gd_exact_sign(const gd_exact *a)
 {
-    int neg, e;
-    uint64_t m;
-    return gd_exact_bits(a, 2, &neg, &m, &e) ? (neg ? -1 : 1) : 0;
-}
-
-void gd_exact_sub_square(gd_exact *a, uint64_t M, int E)
-{
-    add_scaled(a, (unsigned __int128)M * M, 2 * E, 1);
-}
-
-/* IEEE's cases first: NaN, Inf, the sign of an exact zero */
-static int special(const gd_exact *a, double *v)
-{
-    if (a->nan || (a->pinf && a->ninf))
-        *v = NAN;
-    else if (a->pinf)
-        *v = INFINITY;
-    else if (a->ninf)
-        *v = -INFINITY;
-    else
-        return 0;
-    return 1;
+    gd_top t;
+    gd_exact_top(a, &t);
+    return t.zero ? 0 : t.neg ? -1 : 1;
 }
 
 double gd_exact_round_d(const gd_exact *a)
 {
-    double v;
-    if (special(a, &v))
-        return v;
-    int neg, e;
-    uint64_t m;
-    int r = round_to(a, 53, -1022, 1024, &neg, &m, &e);
-    if (r == 0)
-        return a->count && !a->not_negzero ? -0.0 : 0.0;
-    v = r == 2 ? INFINITY : ldexp((double)m, e);
-    return neg ? -v : v;
+    gd_top t;
+    gd_exact_top(a, &t);
+    return gd_top_value(&t, 0);
 }
 
 float gd_exact_round_f(const gd_exact *a)
 {
-    double v;
-    if (special(a, &v))
-        return (float)v;
-    int neg, e;
-    uint64_t m;
-    int r = round_to(a, 24, -126, 128, &neg, &m, &e);
-    if (r == 0)
-        return a->count && !a->not_negzero ? -0.0f : 0.0f;
-    float f = r == 2 ? INFINITY : ldexpf((float)m, e);
-    return neg ? -f : f;
+    gd_top t;
+    gd_exact_top(a, &t);
+    return (float)gd_top_value(&t, 1);
 }

@@ -26,6 +26,7 @@
 
 #include "engine.cuh"
 #include "gpudot_exact.h"
+#include "gpudot_exact_top.h"
 #include "vec16.cuh"
 
 namespace gpudot
@@ -41,8 +42,13 @@ constexpr double kFastMin = 0x1p-968, kFastMax = 0x1p1000;
 constexpr int64_t kPerThread = (int64_t)1 << 22;
 /* Elements of a thread's loads in flight at once (runs not read as vectors). */
 constexpr int kAhead = 4;
-/* Outputs a launch takes (their records of digits, and as many moved out: up to 37 MB). */
+/* Outputs of several blocks a launch takes (their records of digits, and as many moved
+ * out: up to 37 MB). */
 constexpr int64_t kGroup = 4096;
+/* Outputs of one block each a launch takes: a grid's rows */
+constexpr int64_t kMaxGridRows = 65535;
+/* Warps an SM that outputs of one block each fill before they take a warp each */
+constexpr int kFinWarps = 16;
 constexpr int kWarps = kThreads / 32;
 
 enum { F_NAN = 1, F_PINF = 2, F_NINF = 4, F_NONNEG = 8 };
@@ -207,6 +213,79 @@ __device__ __forceinline__ int64_t take_vectors(F &&take, const T *xo, const T *
     return nv * V;
 }
 
+/* What the block of an output of one block (exact_columns' FIN) writes: its value (op, pk:
+ * a norm's kind) in the output's class (single) and form (cplx: re, im), ob bytes an
+ * output.  (raw: the host wants records, not values.) */
+struct ExactOut {
+    int raw, op, pk, single, cplx, ob;
+};
+
+/* An output's result from its sums in shared memory (NS x GD_EXACT_LIMBS digits, those of
+ * sum s from lo[s] to hi[s]; fl: the flags), by gd_top_finish as the CPU engine's, to d.
+ * Out of line: inlined, its registers cost the element loop spills (nvcc -Xptxas -v,
+ * sm_90). */
+template <int NS>
+__device__ __noinline__ void finish_output(long long *sums, int fl, const int *lo, const int *hi,
+                                           bool some, const ExactOut &fo, char *d)
+{
+    __shared__ gd_top tops[4];
+    int s = threadIdx.x;
+    if (s < NS) { /* (a cosine's xy, xx, yy to a[0], a[2], a[3], as gd_top_finish takes them) */
+        gd_top &t = tops[NS == 3 && s ? s + 1 : s];
+        int f = fl >> (4 * s);
+        gd_top_of_limbs((int64_t *)sums + s * GD_EXACT_LIMBS, lo[s], hi[s], &t);
+        t.nan = (f & F_NAN) != 0;
+        t.pinf = (f & F_PINF) != 0;
+        t.ninf = (f & F_NINF) != 0;
+        t.negzero = some && !(f & F_NONNEG);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double re, im;
+        gd_top_finish(fo.op, fo.pk, fo.single, fo.cplx, tops, 0, &re, &im);
+        if (fo.single) {
+            ((float *)d)[0] = (float)re;
+            if (fo.cplx)
+                ((float *)d)[1] = (float)im;
+        } else {
+            ((double *)d)[0] = re;
+            if (fo.cplx)
+                ((double *)d)[1] = im;
+        }
+    }
+}
+
+/* The end of an output of one block: its threads' flags (fl) and its nw warps' digits (wd)
+ * summed into warp 0's, with the span of the digits in use, and its result to d */
+template <int NS>
+__device__ __forceinline__ void block_finish(unsigned long long *wd, int nw, int fl, char *d,
+                                             bool some, const ExactOut &fo)
+{
+    constexpr int N = NS * GD_EXACT_LIMBS;
+    __shared__ int flags, lo[NS], hi[NS];
+    if (threadIdx.x == 0)
+        flags = 0;
+    if (threadIdx.x < NS)
+        lo[threadIdx.x] = GD_EXACT_LIMBS, hi[threadIdx.x] = -1;
+    for (int o = 16; o > 0; o >>= 1)
+        fl |= __shfl_xor_sync(0xffffffffu, fl, o);
+    __syncthreads(); /* (every thread's digits are in) */
+    if ((threadIdx.x & 31) == 0 && fl)
+        atomicOr(&flags, fl);
+    for (int i = threadIdx.x; i < N; i += blockDim.x) {
+        unsigned long long s = wd[i];
+        for (int w = 1; w < nw; w++)
+            s += wd[w * N + i];
+        wd[i] = s; /* (warp 0's digit i: read by this thread alone) */
+        if (s) {
+            atomicMin(&lo[i / GD_EXACT_LIMBS], i % GD_EXACT_LIMBS);
+            atomicMax(&hi[i / GD_EXACT_LIMBS], i % GD_EXACT_LIMBS);
+        }
+    }
+    __syncthreads();
+    finish_output<NS>((long long *)wd, flags, lo, hi, some, fo, d);
+}
+
 /* A block's end of an output: its threads' flags (fl) and its warps' digits (wd) into the
  * output's record rec (REC words: the digits, then the flags); the last block of the output
  * (its ticket) moves the record to d and leaves it and the ticket zero again; to mapped
@@ -251,31 +330,45 @@ __device__ __forceinline__ void block_end(const unsigned long long *wd, int fl,
 }
 
 /* Output o0 + blockIdx.y of a column-mode call (extents kx, ax of x and ky, ay of y):
- * blockIdx.x's share of its run into the output's record of digits in acc (NS sums of
- * GD_EXACT_LIMBS each, then the flags: 4 bits a sum; records by blockIdx.y, zero between
- * calls).  The last block of an output (its ticket) moves the record to dst and leaves it
- * and the ticket zero again; to mapped host memory (mapped), the flags word last, after a
- * system fence, so that the host spinning on it sees the whole record. */
-template <typename T, int S, int NS>
+ * blockIdx.x's share of its run (NS sums of GD_EXACT_LIMBS digits, then the flags: 4 bits
+ * a sum).  FIN (one block an output, of one warp where there are many): its value to dst
+ * (block_finish); else its record, through acc and tickets (by blockIdx.y, zero between
+ * calls), to dst (block_end). */
+template <typename T, int S, int NS, bool FIN>
 __global__ void __launch_bounds__(kThreads, NS == 1   ? 4
                                             : NS == 3 ? 3
                                                       : 1)
     exact_columns(const T *x, const T *y, int mode, int cx, int cy, int64_t nk, int64_t kx,
                   int64_t ax, int64_t ky, int64_t ay, int64_t o0, unsigned long long *acc,
-                  unsigned *tickets, unsigned long long *dst, int mapped)
+                  unsigned *tickets, unsigned long long *dst, int mapped, ExactOut fo)
 {
     constexpr bool TWO = sizeof(T) == 8, CPLX = NS == 2 || NS == 4;
     constexpr int REC = NS * GD_EXACT_LIMBS + 1;
-    __shared__ unsigned long long wd[kWarps][NS][GD_EXACT_LIMBS];
-    for (int i = threadIdx.x; i < kWarps * NS * GD_EXACT_LIMBS; i += blockDim.x)
-        (&wd[0][0][0])[i] = 0;
+    /* each warp's digits: kWarps' (static), or FIN's blockDim.x / 32 (dynamic: 1 or 8) */
+    constexpr int WS = FIN ? 1 : kWarps, NSS = FIN ? 1 : NS, LS = FIN ? 1 : GD_EXACT_LIMBS;
+    __shared__ unsigned long long ws[WS][NSS][LS];
+    extern __shared__ unsigned long long wdyn[];
+    unsigned long long *wd = FIN ? wdyn : &ws[0][0][0];
+    int nw = FIN ? blockDim.x >> 5 : kWarps;
+    if constexpr (FIN) {
+        for (int i = threadIdx.x; i < nw * NS * GD_EXACT_LIMBS; i += blockDim.x)
+            wd[i] = 0;
+    } else {
+        for (int i = threadIdx.x; i < kWarps * NS * GD_EXACT_LIMBS; i += blockDim.x)
+            (&ws[0][0][0])[i] = 0;
+    }
     __syncthreads();
     int64_t o = o0 + blockIdx.y;
     bool hy = NS > 1 || mode == M_DOT;
     int64_t ex = CPLX && cx ? 2 : 1, ey = CPLX && cy ? 2 : 1; /* (scalars an element) */
     const T *xo = x + (ax > 1 ? o * kx * ex : 0), *yo = hy ? y + (ay > 1 ? o * ky * ey : 0) : xo;
     int64_t sx = (kx > 1) * ex, sy = hy ? (ky > 1) * ey : sx;
-    unsigned long long(*dig)[GD_EXACT_LIMBS] = wd[threadIdx.x >> 5];
+    unsigned long long(*dig)[GD_EXACT_LIMBS];
+    if constexpr (FIN)
+        dig =
+            (unsigned long long(*)[GD_EXACT_LIMBS])(wd + (threadIdx.x >> 5) * NS * GD_EXACT_LIMBS);
+    else
+        dig = (unsigned long long(*)[GD_EXACT_LIMBS])ws[threadIdx.x >> 5];
     double a[NS][S] = {};
     int fl = 0;
     int64_t step = (int64_t)gridDim.x * blockDim.x;
@@ -319,8 +412,11 @@ __global__ void __launch_bounds__(kThreads, NS == 1   ? 4
 #pragma unroll
         for (int i = 0; i < S; i++)
             flush(dig[j], a[j][i]);
-    block_end<NS>(&wd[0][0][0], fl, acc + (int64_t)blockIdx.y * REC, tickets + blockIdx.y,
-                  dst + (int64_t)blockIdx.y * REC, mapped);
+    if constexpr (FIN)
+        block_finish<NS>(wd, nw, fl, (char *)dst + (int64_t)blockIdx.y * fo.ob, nk > 0, fo);
+    else
+        block_end<NS>(wd, fl, acc + (int64_t)blockIdx.y * REC, tickets + blockIdx.y,
+                      dst + (int64_t)blockIdx.y * REC, mapped);
 }
 
 /* the device kernel's sums for r (-1: r is not for it): dot products, real 1-norms,
@@ -343,29 +439,33 @@ static int device_mode(const gpudot_dot_req *r)
 template <typename T>
 using exact_kernel = void (*)(const T *, const T *, int, int, int, int64_t, int64_t, int64_t,
                               int64_t, int64_t, int64_t, unsigned long long *, unsigned *,
-                              unsigned long long *, int);
+                              unsigned long long *, int, ExactOut);
 
-/* the kernel of T for mode (its number of sums) */
-template <typename T> static exact_kernel<T> kernel_of(int mode)
+/* the kernel of T for mode (its number of sums); fin: FIN's */
+template <typename T, bool FIN> static exact_kernel<T> kernel_of(int mode)
 {
     constexpr int S = sizeof(T) == 4 ? kSlotsF : kSlotsD;
     switch (ns_of(mode)) {
     case 2:
-        return exact_columns<T, S, 2>;
+        return exact_columns<T, S, 2, FIN>;
     case 3:
-        return exact_columns<T, S, 3>;
+        return exact_columns<T, S, 3, FIN>;
     case 4:
-        return exact_columns<T, S, 4>;
+        return exact_columns<T, S, 4, FIN>;
     default:
-        return exact_columns<T, S, 1>;
+        return exact_columns<T, S, 1, FIN>;
     }
+}
+template <typename T> static exact_kernel<T> kernel_of(int mode, bool fin)
+{
+    return fin ? kernel_of<T, true>(mode) : kernel_of<T, false>(mode);
 }
 
 /* blocks of kern an SM holds (asked once a kernel and device: the call costs microseconds) */
-template <typename T> static int occupancy(int mode, exact_kernel<T> kern)
+template <typename T> static int occupancy(int mode, bool fin, exact_kernel<T> kern)
 {
-    static int occ[kMaxDevices][5];
-    int &o = occ[E - engines][ns_of(mode)];
+    static int occ[kMaxDevices][5][2];
+    int &o = occ[E - engines][ns_of(mode)][fin];
     if (o == 0 &&
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, kern, kThreads, 0) != cudaSuccess)
         o = 0;
@@ -390,20 +490,21 @@ static void load_sums(int ns, int64_t count, const int64_t *rec, gd_exact *a)
     }
 }
 
-/* A launch's share of E->exact: each output's record (acc, zero between calls) and ticket,
- * then the records moved out where they do not fit the mapped area (res).  E->exact_zero:
- * the bytes from its start known to be zero. */
+/* A launch's share of E->exact: the records (acc, zero between calls) and tickets of
+ * accn outputs of several blocks, then resb bytes of records or results moved out where
+ * they do not fit the mapped area (res).  E->exact_zero: the bytes from its start known to
+ * be zero. */
 struct ExactArea {
     unsigned long long *acc, *res;
     unsigned *tickets;
     size_t zero_bytes; /* acc and tickets */
 };
 
-static gpudot_status exact_area(int64_t g, int64_t rec, ExactArea *ar)
+static gpudot_status exact_area(int64_t accn, int64_t rec, size_t resb, ExactArea *ar)
 {
-    size_t accb = (size_t)(g * rec) * 8, tb = ((size_t)g * 4 + 7) / 8 * 8;
+    size_t accb = (size_t)(accn * rec) * 8, tb = ((size_t)accn * 4 + 7) / 8 * 8;
     void *p0 = E->exact.p;
-    gpudot_status st = buf_need(E->exact, accb + tb + accb, "cudaMalloc (exact)");
+    gpudot_status st = buf_need(E->exact, accb + tb + resb, "cudaMalloc (exact)");
     if (st != GPUDOT_OK)
         return st;
     if (E->exact.p != p0)
@@ -421,30 +522,51 @@ static gpudot_status exact_area(int64_t g, int64_t rec, ExactArea *ar)
     return st;
 }
 
-/* r's outputs through the device kernel, in groups of kGroup launched one after another:
- * sink (o, rec) with output o's record as each group's launch ends (load_sums reads it) */
+/* How FIN ends r's outputs: their values, in r's output class and form */
+static ExactOut exact_out(const gpudot_dot_req *r)
+{
+    int raw = 0;
+    int single = (r->type == GPUDOT_F32) != (r->out_other != 0);
+    int cplx = r->op != GPUDOT_OP_NORM && (r->cx || r->cy);
+    return {raw, (int)r->op, r->pk, single, cplx, (single ? 4 : 8) * (cplx ? 2 : 1)};
+}
+
+/* Blocks of the record kernel a run of r takes (bx), and outputs a launch (g): a wave of
+ * the blocks an SM holds, shared by the launch's outputs */
+template <typename T>
+static void plan_blocks(const gpudot_dot_req *r, int mode, int64_t *g, int64_t *bx)
+{
+    int64_t c = mode == M_SQ && r->cx ? 2 : 1, nk = r->nk * c;
+    *g = r->na < kGroup ? r->na : kGroup;
+    int64_t wave =
+        (int64_t)occupancy<T>(mode, false, kernel_of<T>(mode, false)) * E->prop.multiProcessorCount;
+    int64_t per = (nk + kThreads - 1) / kThreads; /* blocks a run could use */
+    int64_t b = wave / *g > 1 ? wave / *g : 1;
+    b = b < per ? b : (per > 0 ? per : 1);
+    while (b * kThreads * kPerThread < nk)
+        b *= 2;
+    *bx = b;
+}
+
+/* r's outputs through the record kernel, kGroup at most a launch, one launch after another:
+ * sink (o, rec) with output o's record (load_sums reads it) as each launch ends */
 template <typename T, typename Sink>
 static gpudot_status device_records(const gpudot_dot_req *r, int mode, Sink &&sink)
 {
     int ns = ns_of(mode);
     /* a complex run's squares: its parts as twice the real elements */
     int64_t c = mode == M_SQ && r->cx ? 2 : 1, nk = r->nk * c, kx = r->kx * c;
-    int64_t g = r->na < kGroup ? r->na : kGroup, rec = ns * GD_EXACT_LIMBS + 1;
+    int64_t g, bx, rec = ns * GD_EXACT_LIMBS + 1;
+    plan_blocks<T>(r, mode, &g, &bx);
     ExactArea ar;
-    gpudot_status st = exact_area(g, rec, &ar);
+    gpudot_status st = exact_area(g, rec, (size_t)(g * rec) * 8, &ar);
     if (st == GPUDOT_OK)
         st = mapped_area();
     if (st != GPUDOT_OK)
         return st;
     int64_t *hd = nullptr; /* (records too many for the mapped area) */
-    /* one wave of the blocks a SM holds at once, shared by the launch's outputs */
-    exact_kernel<T> kern = kernel_of<T>(mode);
-    int64_t wave = (int64_t)occupancy<T>(mode, kern) * E->prop.multiProcessorCount;
-    int64_t per = (nk + kThreads - 1) / kThreads; /* blocks a run could use */
-    int64_t bx = wave / g > 1 ? wave / g : 1;
-    bx = bx < per ? bx : (per > 0 ? per : 1);
-    while (bx * kThreads * kPerThread < nk)
-        bx *= 2;
+    exact_kernel<T> kern = kernel_of<T>(mode, false);
+    ExactOut raw = {1, 0, 0, 0, 0, 0};
     for (int64_t o0 = 0; o0 < r->na && st == GPUDOT_OK; o0 += g) {
         int64_t n = r->na - o0 < g ? r->na - o0 : g;
         size_t rb = (size_t)(n * rec) * 8;
@@ -460,7 +582,7 @@ static gpudot_status device_records(const gpudot_dot_req *r, int mode, Sink &&si
         }
         kern<<<dim3((unsigned)bx, (unsigned)n), kThreads, 0, E->stream>>>(
             (const T *)r->x, (const T *)r->y, mode, r->cx, r->cy, nk, kx, r->ax, r->ky, r->ay, o0,
-            ar.acc, ar.tickets, mapped ? (unsigned long long *)E->mapped_dev : ar.res, mapped);
+            ar.acc, ar.tickets, mapped ? (unsigned long long *)E->mapped_dev : ar.res, mapped, raw);
         CKS(cudaGetLastError(), "exact kernel");
         const int64_t *recs = hd;
         if (st == GPUDOT_OK && mapped) {
@@ -480,9 +602,46 @@ static gpudot_status device_records(const gpudot_dot_req *r, int mode, Sink &&si
     return st;
 }
 
-/* r's outputs through the device kernel, each rounded from its record */
+/* r's outputs of one block each (plan_blocks' bx = 1) through FIN: their values on the
+ * device, a grid's rows a launch, then copied to out (host, in the output's class) */
+template <typename T>
+static gpudot_status device_values(const gpudot_dot_req *r, int mode, void *out)
+{
+    int ns = ns_of(mode);
+    int64_t c = mode == M_SQ && r->cx ? 2 : 1, nk = r->nk * c, kx = r->kx * c;
+    ExactOut fo = exact_out(r);
+    /* a warp an output where there are outputs enough for kFinWarps warps an SM */
+    int fw = r->na >= (int64_t)kFinWarps * E->prop.multiProcessorCount ? 1 : kWarps;
+    ExactArea ar;
+    gpudot_status st = exact_area(0, 0, (size_t)(r->na * fo.ob), &ar);
+    if (st != GPUDOT_OK)
+        return st;
+    exact_kernel<T> kern = kernel_of<T>(mode, true);
+    for (int64_t o0 = 0; o0 < r->na && st == GPUDOT_OK; o0 += kMaxGridRows) {
+        int64_t n = r->na - o0 < kMaxGridRows ? r->na - o0 : kMaxGridRows;
+        kern<<<dim3(1, (unsigned)n), 32 * fw, (size_t)(fw * ns * GD_EXACT_LIMBS) * 8, E->stream>>>(
+            (const T *)r->x, (const T *)r->y, mode, r->cx, r->cy, nk, kx, r->ax, r->ky, r->ay, o0,
+            nullptr, nullptr, (unsigned long long *)((char *)ar.res + o0 * fo.ob), 0, fo);
+        CKS(cudaGetLastError(), "exact kernel");
+    }
+    if (st == GPUDOT_OK)
+        CKS(cudaMemcpyAsync(out, ar.res, (size_t)(r->na * fo.ob), cudaMemcpyDeviceToHost,
+                            E->stream),
+            "cudaMemcpy (exact)");
+    if (st == GPUDOT_OK)
+        CKS(cudaStreamSynchronize(E->stream), "exact kernel");
+    E->exact_zero = 0; /* (the values lay where records are kept zero) */
+    return st;
+}
+
+/* r's outputs through the device kernels: values finished on the device where each output
+ * takes one block, else records finished here */
 template <typename T> static gpudot_status device_sums(const gpudot_dot_req *r, int mode)
 {
+    int64_t g, bx;
+    plan_blocks<T>(r, mode, &g, &bx);
+    if (bx == 1)
+        return device_values<T>(r, mode, r->out);
     gd_exact *a = (gd_exact *)malloc(4 * sizeof(gd_exact));
     if (!a)
         return GPUDOT_OUT_OF_MEMORY;
@@ -556,6 +715,12 @@ static void device_shards(const gpudot_dot_req *r, int mode, bool cut, DeviceSum
         if (sh.dev != p.dev || sh.kn == 0 || sh.an == 0)
             continue;
         gpudot_dot_req v = shard_view(r, i);
+        int64_t g, bx;
+        plan_blocks<T>(&v, mode, &g, &bx);
+        if (!cut && bx == 1) { /* (whole runs, one block each: their values) */
+            p.st = device_values<T>(&v, mode, (char *)r->out + sh.a0 * exact_out(r).ob);
+            continue;
+        }
         p.st = device_records<T>(&v, mode, [&](int64_t o, const int64_t *rec) {
             if (!cut) { /* (the whole run) */
                 load_sums(ns, r->nk, rec, a);

@@ -48,8 +48,6 @@ float gd_exact_round_f(const gd_exact *a);
 int gd_exact_bits(const gd_exact *a, int p, int *neg, uint64_t *m, int *e);
 /* The finite sum's sign: -1, 0 (exactly zero) or 1 */
 int gd_exact_sign(const gd_exact *a);
-/* a -= (M 2^E)^2 (M < 2^63, -1136 <= E <= 1040): midpoints' squares for the square root */
-void gd_exact_sub_square(gd_exact *a, uint64_t M, int E);
 
 /* Results from exact sums (cpu/gpudot_exact_final.c), in double or, where single, single
  * (as a double): the correctly rounded square root of s >= 0; the correctly rounded |re +
@@ -58,6 +56,10 @@ double gd_exact_sqrt(const gd_exact *s, int single);
 double gd_exact_abs(double re, double im, int single);
 void gd_exact_cos(const gd_exact *xy, const gd_exact *xyi, const gd_exact *xx, const gd_exact *yy,
                   int single, double *re, double *im);
+/* An output of op (pk: a norm's kind) from its sums a (gd_top_finish's order), in the
+ * result's class (single) as doubles; ext: a norm of another kind */
+void gd_exact_finish(const gd_exact *a, int op, int pk, int single, int cplx, double ext,
+                     double *re, double *im);
 
 #ifdef __cplusplus
 }

@@ -498,7 +498,7 @@ GD_HD int gd_over_one_d(double r, double i)
         }                                                                                          \
         if (!gd_over_one_##SUF(*re, *im))                                                          \
             return;                                                                                \
-        A m = SQRT(*re * *re + *im * *im);                                                         \
+        A m = SQRT(GD_MUL_##SUF(*re, *re) + GD_MUL_##SUF(*im, *im));                               \
         *re /= m, *im /= m;                                                                        \
         for (int k = 0; k < 8 && gd_over_one_##SUF(*re, *im); k++)                                 \
             *re = NEXTAFTER(*re, (A)0), *im = NEXTAFTER(*im, (A)0);                                \

@@ -258,14 +258,20 @@
 
 %!testif ; gpudot_gpu_available ()
 %! ## the device kernel's launches against the CPU engine's bits: outputs past the mapped
-%! ## area and past one launch (4096), each call twice (its digits left zero for the next),
-%! ## runs read as vectors with a tail, columns off 16-byte boundaries, runs of one element
+%! ## area, past one launch (4096 of several blocks, a grid's 65535 rows of one block),
+%! ## finished on the device or by several blocks; each call twice (its digits left zero for
+%! ## the next); runs read as vectors with a tail, columns off 16-byte boundaries, runs of
+%! ## one element; complex columns
 %! o = {"accum", "exact"};
 %! randn ("seed", 5);
-%! for cls = {"single", "double"}
-%!   for sz = [3 4100; 37 70; 1 5000; 1030 9]'
-%!     A = cast (randn (sz(1), sz(2)) .* 2 .^ randi ([-30 30], sz(1), sz(2)), cls{1});
-%!     B = cast (randn (sz(1), sz(2)), cls{1});
+%! for cls = {"single", "double", "complex"}
+%!   cl = ifelse (strcmp (cls{1}, "complex"), "double", cls{1});
+%!   for sz = [3 4100; 37 70; 1 5000; 1030 9; 2 70000]'
+%!     A = cast (randn (sz(1), sz(2)) .* 2 .^ randi ([-30 30], sz(1), sz(2)), cl);
+%!     B = cast (randn (sz(1), sz(2)), cl);
+%!     if (strcmp (cls{1}, "complex"))
+%!       A = complex (A, B(:, end:-1:1));  B = complex (B, 1);
+%!     endif
 %!     gA = garray (A);  gB = garray (B);
 %!     want = {gdot(A, B, 1, o{:}), gnorm(A, 2, 1, o{:}), gnorm(A, 1, 1, o{:}), ...
 %!             gcosine(A, B, 1, o{:})};
