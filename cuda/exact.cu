@@ -6,12 +6,14 @@
  * p and e, each through the slots by TwoSum, so the slots' sum stays exactly the thread's
  * sum; what falls out of the last slot, the slots at the end, and every other product (past
  * the range, zeros, Inf, NaN) go exactly into its warp's digits in shared memory (base 2^32
- * in int64, the host core's limbs: gpudot_exact.h), added by integer atomics.  The blocks
- * add their digits into the output's with atomics too, and the last block of an output
- * moves them to the host (mapped memory, the host spinning on them, as small gdot calls
- * do); integer sums do not depend on order, so the host rounds the same sum the CPU engine
- * would (gd_exact): the same bits.  Contiguous aligned runs are read as 16-byte vectors,
- * each thread's next one in flight while it adds the last.
+ * in int64, the host core's limbs: gpudot_exact.h), added by integer atomics.  Integer
+ * sums do not depend on order, and both engines' last step is one source
+ * (gpudot_exact_top.h): the same bits.  An output of several blocks: the blocks add their
+ * digits into the output's with atomics too, and the last block moves them to the host
+ * (mapped memory, the host spinning on them, as small gdot calls do), which finishes them.
+ * An output of one block (many outputs, short runs; a warp an output where there are
+ * many): the block finishes it and writes its value.  Contiguous aligned runs are read as
+ * 16-byte vectors, each thread's next one in flight while it adds the last.
  * Garrays on several GPUs run so on every device at once, the host merging runs cut between
  * shards.  Real Inf, -Inf and 0 norms run as "double" (exact there).  Other calls (complex
  * 1-, Inf- and -Inf-norms, rows, host data, a host operand beside garrays of several GPUs)
