@@ -217,9 +217,9 @@ __device__ __forceinline__ int64_t take_vectors(F &&take, const T *xo, const T *
 
 /* What the block of an output of one block (exact_columns' FIN) writes: its value (op, pk:
  * a norm's kind) in the output's class (single) and form (cplx: re, im), ob bytes an
- * output. */
+ * output.  (raw: the host wants records, not values.) */
 struct ExactOut {
-    int op, pk, single, cplx, ob;
+    int raw, op, pk, single, cplx, ob;
 };
 
 /* An output's result from its sums in shared memory (NS x GD_EXACT_LIMBS digits, those of
@@ -527,9 +527,10 @@ static gpudot_status exact_area(int64_t accn, int64_t rec, size_t resb, ExactAre
 /* How FIN ends r's outputs: their values, in r's output class and form */
 static ExactOut exact_out(const gpudot_dot_req *r)
 {
+    int raw = 0;
     int single = (r->type == GPUDOT_F32) != (r->out_other != 0);
     int cplx = r->op != GPUDOT_OP_NORM && (r->cx || r->cy);
-    return {(int)r->op, r->pk, single, cplx, (single ? 4 : 8) * (cplx ? 2 : 1)};
+    return {raw, (int)r->op, r->pk, single, cplx, (single ? 4 : 8) * (cplx ? 2 : 1)};
 }
 
 /* Blocks of the record kernel a run of r takes (bx), and outputs a launch (g): a wave of
@@ -567,7 +568,7 @@ static gpudot_status device_records(const gpudot_dot_req *r, int mode, Sink &&si
         return st;
     int64_t *hd = nullptr; /* (records too many for the mapped area) */
     exact_kernel<T> kern = kernel_of<T>(mode, false);
-    ExactOut none = {0, 0, 0, 0, 0}; /* (FIN's alone) */
+    ExactOut raw = {1, 0, 0, 0, 0, 0};
     for (int64_t o0 = 0; o0 < r->na && st == GPUDOT_OK; o0 += g) {
         int64_t n = r->na - o0 < g ? r->na - o0 : g;
         size_t rb = (size_t)(n * rec) * 8;
@@ -583,8 +584,7 @@ static gpudot_status device_records(const gpudot_dot_req *r, int mode, Sink &&si
         }
         kern<<<dim3((unsigned)bx, (unsigned)n), kThreads, 0, E->stream>>>(
             (const T *)r->x, (const T *)r->y, mode, r->cx, r->cy, nk, kx, r->ax, r->ky, r->ay, o0,
-            ar.acc, ar.tickets, mapped ? (unsigned long long *)E->mapped_dev : ar.res, mapped,
-            none);
+            ar.acc, ar.tickets, mapped ? (unsigned long long *)E->mapped_dev : ar.res, mapped, raw);
         CKS(cudaGetLastError(), "exact kernel");
         const int64_t *recs = hd;
         if (st == GPUDOT_OK && mapped) {
