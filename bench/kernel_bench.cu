@@ -569,6 +569,9 @@ int main(int argc, char **argv)
     /* A/B runs: launches plan for at most this many blocks (the engine's test hook) */
     if (const char *b = getenv("KERNEL_BENCH_BLOCKS"))
         gpudot_cuda_set_tile_from(0, atoi(b));
+    /* and warp columns read from memory alone (no columns_staged) */
+    if (const char *s = getenv("KERNEL_BENCH_STAGED"))
+        gpudot_cuda_set_staged(atoi(s));
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     static char dev[300];

@@ -74,6 +74,12 @@ void gpudot_cuda_set_warp_batch(int b)
     (void)b;
 }
 
+long gpudot_cuda_set_staged(int on)
+{
+    (void)on;
+    return -1;
+}
+
 void gpudot_cuda_set_runtime_launch(int on)
 {
     (void)on;

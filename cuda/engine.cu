@@ -326,6 +326,15 @@ void gpudot_cuda_set_warp_batch(int b)
     E->warp_batch = b;
 }
 
+long gpudot_cuda_set_staged(int on)
+{
+    for (Engine &e : engines) /* (every device's: sharded calls launch on each) */
+        e.no_staged = !on;
+    if (probe() != GPUDOT_OK || E->prop.major < 8)
+        return -1;
+    return g_staged_launches.load();
+}
+
 void gpudot_cuda_set_runtime_launch(int on)
 {
     E->runtime_launch = on != 0;

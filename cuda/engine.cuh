@@ -48,6 +48,7 @@ struct Engine {
         0;              /* test hooks: tile order from this many bytes a run (0: kTileFromBytes), */
     int blocks_cap = 0; /* at most this many blocks a launch plans for (0: target_blocks) */
     int warp_batch = 0; /* test hook: rounds of warp columns, up to lanes (0: as planned) */
+    int no_staged = 0;  /* test hook: warp columns read from memory (no columns_staged) */
     cudaStream_t stream = 0;       /* where kernels launch: 0, or the ring's compute stream */
     int fault = GPUDOT_FAULT_NONE; /* test hook: gpudot_cuda_inject */
     int fault_skip = 0;            /* allocations that succeed before an ALLOC fault */

@@ -12,7 +12,7 @@ namespace gpudot
 namespace
 {
 
-template <auto Kern, class Op> void kl(LaunchCtx &c, dim3 grid, Args p, Op op)
+template <auto Kern, class Op> void kl(LaunchCtx &c, dim3 grid, Args p, Op op, unsigned smem = 0)
 {
     static CUfunction fs[kMaxLaunchDevices] = {};
     CUfunction &f = fs[c.dev];
@@ -26,12 +26,55 @@ template <auto Kern, class Op> void kl(LaunchCtx &c, dim3 grid, Args p, Op op)
     if (drv && f) {
         void *a[] = {&p, &op};
         CUresult r =
-            drv(f, grid.x, grid.y, grid.z, kThreads, 1, 1, 0, (CUstream)c.stream, a, nullptr);
+            drv(f, grid.x, grid.y, grid.z, kThreads, 1, 1, smem, (CUstream)c.stream, a, nullptr);
         if (r != CUDA_SUCCESS)
             c.err = (cudaError_t)r;
         return;
     }
-    Kern<<<grid, kThreads, 0, c.stream>>>(p, op);
+    Kern<<<grid, kThreads, smem, c.stream>>>(p, op);
+}
+
+/*
+ * Staged warp columns (columns_staged) where the runs allow: both operands' runs adjacent
+ * (no broadcast), 16-byte aligned, whole 16-byte vectors, the same vectors as run_sum's
+ * vector path reads, and at least a block's round of outputs (8 warps' groups) in a tile.
+ * Sets p.stage_cols (a whole number of the block's rounds) and returns the grid, or 0
+ * where columns_warp runs.
+ */
+template <class Op> unsigned staged_grid(LaunchCtx &c, Args &p)
+{
+    using T = typename Op::T;
+    constexpr int ex = Op::CX ? 2 : 1, EV = Vec16<T>::n / ex;
+    constexpr unsigned smem = kStages * kStagedBytes;
+    if constexpr (!stages_runs<Op>()) {
+        return 0;
+    } else {
+        if (!c.staged || p.nk == 0 || p.nk % EV || p.kx != p.nk || p.ax != p.na ||
+            (uintptr_t)p.x % 16 ||
+            (!Op::UNARY && (p.ky != p.nk || p.ay != p.na || (uintptr_t)p.y % 16)))
+            return 0;
+        int64_t run = p.nk * ex * (int64_t)sizeof(T) * (Op::UNARY ? 1 : 2);
+        int64_t round = (kThreads / 32) * (32 / p.lanes), cols = kStagedBytes / run;
+        if (cols < round || p.na * run < kStagedFromBytes)
+            return 0;
+        p.stage_cols = (int)(cols / round * round);
+        static int occs[kMaxLaunchDevices] = {};
+        int &occ = occs[c.dev];
+        if (!occ) {
+            int o = 0;
+            if (cudaFuncSetAttribute(columns_staged<Op>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     smem) == cudaSuccess)
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, columns_staged<Op>, kThreads,
+                                                              smem);
+            cudaGetLastError();
+            occ = o > 0 ? o : -1;
+        }
+        if (occ < 0)
+            return 0;
+        int64_t tiles = (p.na + p.stage_cols - 1) / p.stage_cols, most = (int64_t)occ * c.sm_count;
+        return (unsigned)(tiles < most ? tiles : most);
+    }
 }
 
 /* Blocks of each kernel that fit one SM, from the occupancy calculator (once per kernel):
@@ -106,6 +149,12 @@ template <class Op> void launch_op(LaunchCtx &c, const Launch &L0, const Args &p
             if (p.lanes == 32 && p.nk <= kQueryMax && p.kx == p.nk && p.ky == p.nk &&
                 (p.ax == 1) != (p.ay == 1)) {
                 kl<columns_query<Op>>(c, L.grid, p, op);
+                return;
+            }
+        if constexpr (stages_runs<Op>())
+            if (unsigned g = staged_grid<Op>(c, p)) {
+                kl<columns_staged<Op>>(c, dim3(g), p, op, kStages * kStagedBytes);
+                g_staged_launches++;
                 return;
             }
         kl<columns_warp<Op>>(c, L.grid, p, op);

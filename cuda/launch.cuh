@@ -6,6 +6,8 @@
  */
 #pragma once
 
+#include <atomic>
+
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -41,8 +43,12 @@ struct LaunchCtx {
     cudaError_t err; /* what cuLaunchKernel returned, where it failed */
     int dev;         /* CUDA ordinal: the kernels' handles are its context's */
     int fixed;       /* keep the planned grid (the occupancy trim depends on the output count) */
+    int staged;      /* columns_staged may run: sm_80 and later, not turned off by its hook */
     const HostMerge *merge; /* non-null: merge states on the host, launch nothing */
 };
+
+/* Launches of columns_staged so far (read by a test hook) */
+extern std::atomic<long> g_staged_launches;
 
 typedef void (*launch_fn)(LaunchCtx &c, const Launch &L, const Args &p, const gpudot_dot_req *r);
 

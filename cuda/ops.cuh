@@ -19,6 +19,7 @@ template <typename T_, int M, bool CX_, bool CY_> struct DotOp {
     static constexpr bool CX = CX_, CY = CY_, UNARY = false;
     /* columns_query takes real plain sums of a vector broadcast over the columns */
     static constexpr bool kBatchFinish = false, kCos = false, kQuery = M != COMP && !CX_ && !CY_;
+    static constexpr bool kStaged = true; /* (stages_runs) */
     static constexpr int kWarpBlocks = 1; /* columns_warp's launch bounds: as ptxas likes */
     static constexpr int kWords = (CX || CY) ? 2 : 1; /* values of T an output takes */
     /* fields s0, s1, c0, c1 */
@@ -63,6 +64,7 @@ template <typename T_, typename A_, int PK, bool COMPM, bool CX_> struct NormOp 
     using Acc = typename NormAcc<A>::type;
     static constexpr bool CX = CX_, CY = false, UNARY = true;
     static constexpr bool kBatchFinish = false, kCos = false, kQuery = false;
+    static constexpr bool kStaged = PK != -1;
     static constexpr int kWarpBlocks = 1; /* columns_warp's launch bounds: as ptxas likes */
     static constexpr int kWords = 1;
     /* fields e, s, c, sml, csml, big, cbig: the fast 2-norm and p = 1 use s (and c),
@@ -145,6 +147,10 @@ template <typename T_, typename A_, bool COMPM, bool CX_, bool CY_, bool FAST> s
     /* columns_warp's blocks an SM for unscaled real sums: ptxas took 98 registers, 2 blocks
      * (64 x 2^21 single cosines at 82% of the read ceiling); 3 blocks: 80 and a 20-byte
      * spill, 394 us against gdot's 408 in one ncu run (4 blocks: 64 and 160 bytes spilled) */
+    /* columns_staged's tiles leave a warp 8 outputs of 64 x 2^21 singles, finished 8 at once
+     * where columns_warp batches 32: staged, 297 -> 306 us (double 543 -> 578; H200
+     * kernel_bench, two rounds), so cosines keep columns_warp */
+    static constexpr bool kStaged = false;
     static constexpr int kWarpBlocks = kQuery ? 3 : 1;
     static constexpr int kWords = (CX || CY) ? 2 : 1;
     /* fields ex, ey, xr, xi, xx, yy, cxr, cxi, cxx, cyy, fx, fy, limx, limy: unscaled sums

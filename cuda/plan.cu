@@ -38,6 +38,8 @@ cu_launch_fn cu_launch()
     return f;
 }
 
+std::atomic<long> g_staged_launches{0};
+
 /* The launcher of r's op and element type (cuda/kernels.cu, one object per pair). */
 static launch_fn launcher(const gpudot_dot_req *r)
 {
@@ -57,6 +59,7 @@ void launch_any(const Launch &L, const Args &p, const gpudot_dot_req *r)
                 cudaSuccess,
                 E->device,
                 E->fixed,
+                E->prop.major >= 8 && !E->no_staged,
                 nullptr};
     launcher(r)(c, L, p, r);
     if (c.err != cudaSuccess)
@@ -68,7 +71,7 @@ void merge_on_host(const gpudot_dot_req *r, const State *states, int64_t nchunks
                    void *out)
 {
     HostMerge m{states, nchunks, nout, out};
-    LaunchCtx c{0, nullptr, 0, cudaSuccess, 0, 1, &m};
+    LaunchCtx c{0, nullptr, 0, cudaSuccess, 0, 1, 0, &m};
     Launch L{};
     Args p{};
     launcher(r)(c, L, p, r);

@@ -139,6 +139,7 @@ struct Args {
     int lanes;       /* warp columns: lanes per output, a power of two <= 32 */
     int tiles;       /* split columns: 0 grid-stride order, 1 tile order (run_sum) */
     int batch;       /* warp columns: rounds of outputs a warp sums before it finishes them */
+    int stage_cols;  /* staged warp columns: outputs a tile (columns_staged) */
 };
 
 /* ---- generic handling of an Op's accumulator (all fields of type Op::A) ---- */

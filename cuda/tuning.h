@@ -52,6 +52,18 @@ constexpr int64_t kQueryMax = 4096;
  * read ceiling 55.8 and 90.5).  64 x 2^21 (warp columns) stays at 91-95%: lanes 4 or 16
  * and rounds 2 or 4 a warp were 1.5% faster at best, as gdot is there (90-93%). */
 constexpr bool kCosSplitAll = true;
+/* Staged warp columns (columns_staged, sm_80 and later): a tile of both operands' runs
+ * in kStagedBytes, kStages tiles a block (kStages - 1 in flight while one is summed),
+ * kStagedBlocks blocks an SM (96 KiB of shared memory each).  The first sizes tried, not
+ * tuned further: gdot of 64 x 2^21 singles 324 -> 256 us, doubles 591 -> 496 (H200
+ * kernel_bench; read ceiling 236 and 468). */
+constexpr int64_t kStagedBytes = 32 * 1024;
+constexpr int kStages = 3;
+constexpr int kStagedBlocks = 2;
+/* Calls of fewer operand bytes keep columns_warp: a small call waits for one round trip
+ * either way, and a kernel with 96 KiB of shared memory can make an SM change its split of
+ * L1 and shared memory first. */
+constexpr int64_t kStagedFromBytes = (int64_t)1 << 20;
 /* Each block of a split run takes at least this many elements (8 a thread). */
 constexpr int64_t kMinPerBlock = kThreads * 8;
 /* Dots plan split runs for 2 blocks an SM: single 2^24 94.8 -> 96.7% of the read ceiling

@@ -36,34 +36,45 @@ __device__ __forceinline__ typename Op::Acc group_sum(const Args &p, const Op &o
 }
 
 /*
- * columns_warp for Ops whose last step is costly (Op::kBatchFinish: a cosine's square
- * roots and division): a warp sums `batch` rounds of outputs, each group's sum moving to
- * the lane numbered by its round, then finishes them all at once, where one lane a group
- * finishing each round left the others idle through that step.  The same sums in the same
- * order: the same bits.  (Dots and norms keep the plain loop: this one cost them registers,
- * 64 -> 80 and a spill for the single dot in double, nvcc -Xptxas -v, sm_90.)
+ * The outputs [lo, hi) of warp w of nw, in rounds of 32 / L (a group of L lanes an output):
+ * sum (a, sl, L) gives output a's sum, reduced across its group (an empty sum where a >=
+ * hi).  Ops whose last step is costly (Op::kBatchFinish: a cosine's square roots and
+ * division) sum `batch` rounds, each group's sum moving to the lane numbered by its round,
+ * then finish them all at once, where one lane a group finishing each round left the others
+ * idle through that step.  The same sums in the same order: the same bits.  (Dots and norms
+ * keep the plain loop: the batched one cost them registers, 64 -> 80 and a spill for the
+ * single dot in double, nvcc -Xptxas -v, sm_90.)
  */
-template <class Op>
-__device__ __forceinline__ void columns_warp_batched(const Args &p, const Op &op)
+template <class Op, class Sum>
+__device__ __forceinline__ void warp_outputs(const Args &p, const Op &op, int64_t lo, int64_t hi,
+                                             int64_t w, int64_t nw, int batch, Sum sum)
 {
-    int lane = threadIdx.x & 31, L = p.lanes, per = 32 / L, B = p.batch > 1 ? p.batch : 1;
+    int lane = threadIdx.x & 31, L = p.lanes, per = 32 / L;
     int sub = lane / L, sl = lane % L;
-    int64_t warp = (int64_t)blockIdx.x * (kThreads / 32) + (threadIdx.x >> 5);
-    int64_t nwarps = (int64_t)gridDim.x * (kThreads / 32);
-    int64_t round = (int64_t)per * B;
-    for (int64_t a0 = warp * round; a0 < p.na; a0 += nwarps * round) {
-        typename Op::Acc mine; /* round sl's sum of this lane's group */
-        op.init(mine);
-        for (int b = 0; b < B; b++) {
-            typename Op::Acc acc = group_sum(p, op, a0 + b * per + sub, sl, L);
-            if (B > 1)
-                acc = shfl_from(op, acc, lane - sl);
-            if (sl == b)
-                mine = acc;
+    if constexpr (Op::kBatchFinish) {
+        int B = batch > 1 ? batch : 1;
+        int64_t round = (int64_t)per * B;
+        for (int64_t a0 = lo + w * round; a0 < hi; a0 += nw * round) {
+            typename Op::Acc mine; /* round sl's sum of this lane's group */
+            op.init(mine);
+            for (int b = 0; b < B; b++) {
+                typename Op::Acc acc = sum(a0 + b * per + sub, sl, L);
+                if (B > 1)
+                    acc = shfl_from(op, acc, lane - sl);
+                if (sl == b)
+                    mine = acc;
+            }
+            int64_t a = a0 + sl * per + sub;
+            if (sl < B && a < hi)
+                finish(op, p, a, mine);
         }
-        int64_t a = a0 + sl * per + sub;
-        if (sl < B && a < p.na)
-            finish(op, p, a, mine);
+    } else {
+        for (int64_t a0 = lo + w * per; a0 < hi; a0 += nw * per) {
+            int64_t a = a0 + sub;
+            typename Op::Acc acc = sum(a, sl, L);
+            if (sl == 0 && a < hi)
+                finish(op, p, a, acc);
+        }
     }
 }
 
@@ -76,19 +87,110 @@ __device__ __forceinline__ void columns_warp_batched(const Args &p, const Op &op
 template <class Op>
 __global__ void __launch_bounds__(kThreads, Op::kWarpBlocks) columns_warp(Args p, Op op)
 {
-    if constexpr (Op::kBatchFinish) {
-        columns_warp_batched(p, op);
-    } else {
-        int lane = threadIdx.x & 31, L = p.lanes, per = 32 / L;
-        int sub = lane / L, sl = lane % L;
-        int64_t warp = (int64_t)blockIdx.x * (kThreads / 32) + (threadIdx.x >> 5);
-        int64_t nwarps = (int64_t)gridDim.x * (kThreads / 32);
-        for (int64_t a0 = warp * per; a0 < p.na; a0 += nwarps * per) {
-            int64_t a = a0 + sub;
-            typename Op::Acc acc = group_sum(p, op, a, sl, L);
-            if (sl == 0 && a < p.na)
-                finish(op, p, a, acc);
+    int64_t warp = (int64_t)blockIdx.x * (kThreads / 32) + (threadIdx.x >> 5);
+    int64_t nwarps = (int64_t)gridDim.x * (kThreads / 32);
+    warp_outputs(p, op, 0, p.na, warp, nwarps, p.batch,
+                 [&](int64_t a, int sl, int L) { return group_sum(p, op, a, sl, L); });
+}
+
+/* ---- staged warp columns: tiles of whole runs copied to shared memory ahead ---- */
+
+/* 16 bytes from global to shared memory without registers (cp.async, sm_80 and later),
+ * grouped by commit and waited for by wait_group: the copies of later tiles stay in flight
+ * while the warps sum an earlier one. */
+__device__ __forceinline__ void copy16_async(void *smem, const void *gmem)
+{
+#if __CUDA_ARCH__ >= 800
+    unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+#endif
+}
+__device__ __forceinline__ void copy_commit()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+template <int N> __device__ __forceinline__ void copy_wait()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+#endif
+}
+
+/* Ops whose warp columns may take columns_staged: runs of one complexity (read as whole
+ * vectors), Op::kStaged (dots, and norms but those of a p known at run time, bound by
+ * their arithmetic; ops.cuh says why not cosines) */
+template <class Op> __host__ __device__ constexpr bool stages_runs()
+{
+    return (Op::UNARY || Op::CX == Op::CY) && Op::kStaged;
+}
+
+/*
+ * Warp columns whose runs lie adjacent, 16-byte aligned, in whole 16-byte vectors
+ * (planned by staged_cols): each block takes tiles of p.stage_cols outputs, copies their
+ * runs into shared memory kStages - 1 tiles ahead, and its warps sum a tile from there as
+ * columns_warp sums from memory, the same vectors in the same order (run_sum's vector path)
+ * and the same groups: the same bits.  columns_warp keeps one round of loads a lane in
+ * flight, too few for a memory this fast on runs this short (64 x 2^21 singles: 80% of the
+ * read ceiling on an H200, 91% on an H100).
+ */
+template <class Op>
+__global__ void __launch_bounds__(kThreads, kStagedBlocks) columns_staged(Args p, Op op)
+{
+    using T = typename Op::T;
+    using V = typename Vec16<T>::type;
+    constexpr bool CX = Op::CX, CY = Op::CY, UN = Op::UNARY;
+    constexpr int ex = CX ? 2 : 1, ey = CY ? 2 : 1;
+    constexpr int EV = Vec16<T>::n / ex; /* elements a vector */
+    extern __shared__ uint4 staged[];
+    const int64_t C = p.stage_cols, rv = p.nk / EV; /* vectors a run (either operand) */
+    const int64_t tile_vecs = C * rv * (UN ? 1 : 2), ntiles = (p.na + C - 1) / C;
+    V *buf = reinterpret_cast<V *>(staged);
+    /* tile t's runs into stage s (a group committed even where there is no tile, so that
+     * wait_group counts the same in every block) */
+    auto issue = [&](int64_t t, int s) {
+        if (t < ntiles) {
+            int64_t c0 = t * C, n = ((p.na - c0 < C) ? p.na - c0 : C) * rv;
+            V *sx = buf + s * tile_vecs, *sy = sx + C * rv;
+            const V *gx = (const V *)p.x + c0 * rv, *gy = (const V *)p.y + c0 * rv;
+            for (int64_t j = threadIdx.x; j < n; j += kThreads) {
+                copy16_async(sx + j, gx + j);
+                if (!UN)
+                    copy16_async(sy + j, gy + j);
+            }
         }
+        copy_commit();
+    };
+    int64_t step = gridDim.x;
+    for (int s = 0; s < kStages - 1; s++)
+        issue(blockIdx.x + s * step, s);
+    int s = 0;
+    for (int64_t t = blockIdx.x; t < ntiles; t += step) {
+        issue(t + (kStages - 1) * step, (s + kStages - 1) % kStages);
+        copy_wait<kStages - 1>();
+        __syncthreads();
+        const V *sx = buf + s * tile_vecs, *sy = UN ? sx : sx + C * rv;
+        int64_t lo = t * C, hi = p.na - lo < C ? p.na : lo + C;
+        warp_outputs(
+            p, op, lo, hi, threadIdx.x >> 5, kThreads / 32, 0, [&](int64_t a, int sl, int L) {
+                typename Op::Acc acc;
+                op.init(acc);
+                if (a < hi) {
+                    const V *xv = sx + (a - lo) * rv, *yv = sy + (a - lo) * rv;
+                    for (int64_t v = sl; v < rv; v += L) {
+                        V va = xv[v], vb = UN ? va : yv[v];
+#pragma unroll
+                        for (int j = 0; j < EV; j++)
+                            op.add(acc, vget<T>(va, j * ex), CX ? vget<T>(va, j * ex + 1) : T(0),
+                                   UN ? T(0) : vget<T>(vb, j * ey),
+                                   (CY && !UN) ? vget<T>(vb, j * ey + 1) : T(0));
+                    }
+                }
+                return warp_reduce(op, acc, L);
+            });
+        __syncthreads(); /* (stage s is copied into again next) */
+        s = s + 1 == kStages ? 0 : s + 1;
     }
 }
 

@@ -76,6 +76,11 @@ void gpudot_cuda_set_tile_from(size_t bytes, int blocks);
 /* Test hook: warp columns finish `b` rounds of outputs at once, at most a round a lane (0:
  * as planned; results do not change, only the launch's shape). */
 void gpudot_cuda_set_warp_batch(int b);
+/* Test hook: on == 0 keeps warp columns reading their runs from memory (columns_warp), not
+ * through shared memory (columns_staged); results do not change.  Returns how many
+ * launches took columns_staged so far, or -1 where the primary device cannot (before
+ * sm_80), so that a test knows the path it covered. */
+long gpudot_cuda_set_staged(int on);
 /* Test hook: on != 0 launches the engine's kernels through the runtime (<<<>>>) instead of
  * the driver's cuLaunchKernel, the way taken where the driver's entry point is missing. */
 void gpudot_cuda_set_runtime_launch(int on);

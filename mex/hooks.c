@@ -23,6 +23,10 @@
  *                                                       not cuLaunchKernel
  *   __gpudot__ ("warp_batch", b)                        warp columns finish b rounds of
  *                                                       outputs at once (0: as planned)
+ *   n = __gpudot__ ("staged", on)                       warp columns through shared memory
+ *                                                       where their runs allow (0: never);
+ *                                                       n: such launches so far (-1: none
+ *                                                       can run on this device)
  *   r = __gpudot__ ("exact_dot", x, y[, c[, w]])        the exact sum of x .* y rounded once
  *                                                       (real, of one class; in chunks of c
  *                                                       merged; w: by the whole-range path
@@ -101,6 +105,15 @@ static void hook_warp_batch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *
         gd_error("gpudot:badOption", "__gpudot__: warp_batch takes one count");
     size_t b = count_arg("warp_batch", prhs[1]);
     gpudot_cuda_set_warp_batch(b > 32 ? 32 : (int)b);
+}
+
+static void hook_staged(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs;
+    if (nrhs != 2)
+        gd_error("gpudot:badOption", "__gpudot__: staged takes one flag");
+    plhs[0] =
+        mxCreateDoubleScalar((double)gpudot_cuda_set_staged(count_arg("staged", prhs[1]) != 0));
 }
 
 static void hook_exact_dot(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
@@ -183,6 +196,7 @@ const gateway_op gateway_hook_ops[] = {
     {"staging_cap", hook_staging_cap},
     {"tile_from", hook_tile_from},
     {"warp_batch", hook_warp_batch},
+    {"staged", hook_staged},
     {"exact_dot", hook_exact_dot},
     {"runtime_launch", hook_runtime_launch},
 };

@@ -609,7 +609,7 @@ function x = random_operand (any_class)
             [0 0], [0 3], [3 0], [1 0], [0 1], [0 3 2], [2 0 3], [130 3], [1 300]};
   sz = shapes{randi(numel (shapes))};
   if (rand () < 0.02)
-    sz = {[2^14+3 1], [1 2^13+5], [3 2^10+1]}{randi(3)};
+    sz = {[2^14+3 1], [1 2^13+5], [3 2^10+1], [64 4100]}{randi(4)};
   endif
   classes = {"double", "double", "double", "single", "single", "cdouble", "csingle"};
   if (any_class)

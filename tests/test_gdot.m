@@ -350,6 +350,54 @@
 %!   __gpudot__ ("warp_batch", 0);
 %! end_unwind_protect
 %!testif ; gpudot_gpu_available ()
+%! ## warp columns through shared memory (runs adjacent, aligned, whole 16-byte vectors;
+%! ## sm_80 and later): the same bits as read from memory, for dots and norms, real and
+%! ## complex, each mode, runs of 4 to 1024 elements, tiles left part full, and host
+%! ## operands (uploaded); counted, so that a change of plan cannot skip the path (and
+%! ## cosines, which keep columns_warp, do not take it)
+%! ran0 = __gpudot__ ("staged", 1);
+%! if (ran0 < 0)
+%!   return;   # (a device before sm_80: columns_warp alone)
+%! endif
+%! unwind_protect
+%!   ## empty runs (their plan divided by a run's bytes: a host trap that never returned)
+%!   for cls = {"single", "double"}
+%!     E = zeros (0, 5e5, cls{1});
+%!     assert (gdot (E, E, "device", "gpu"), zeros (1, 5e5, cls{1}));
+%!     assert (gnorm (garray (E)), zeros (1, 5e5, cls{1}));
+%!   endfor
+%!   for cls = {"single", "double"}
+%!     for d = [4 8 64 96 256 1024]
+%!       n = max (4099, ceil (2^21 / (d * 8)));
+%!       X = cast (randn (d, n), cls{1});  Y = cast (randn (d, n), cls{1});
+%!       X(:, 5) = 0;  Y(end, 9) = Inf;  X(2, 11) = NaN;
+%!       Z = complex (X, Y);
+%!       gX = garray (X);  gY = garray (Y);  gZ = garray (Z);
+%!       for acc = {"native", "double", "compensated"}
+%!         o = {"accum", acc{1}};
+%!         calls = {@() gdot (gX, gY, o{:}), @() gdot (gZ, gZ, o{:}), @() gnorm (gX, o{:}), ...
+%!                  @() gnorm (gZ, 1, o{:}), @() gnorm (gX, Inf, o{:}), ...
+%!                  @() gcosine (gX, gY, o{:}), @() gcosine (gZ, gZ, o{:}), ...
+%!                  @() gdot (X, Y, o{:}, "device", "gpu")};
+%!         ## bytes of an output's runs (both operands): staged up to 4 KiB, 8 runs a tile
+%!         ## (host operands: as the staging ring's slots allow; cosines: never)
+%!         run = d * sizeof (X(1)) * [2 4 1 2 1 Inf Inf NaN];
+%!         for c = 1:numel (calls)
+%!           __gpudot__ ("staged", 0);
+%!           want = calls{c} ();
+%!           before = __gpudot__ ("staged", 1);
+%!           got = calls{c} ();
+%!           staged = __gpudot__ ("staged", 1) > before;
+%!           assert (isnan (run(c)) || staged == (run(c) <= 4096), "%s d = %d %s call %d: staged %d", cls{1}, d, acc{1}, c, staged);
+%!           assert (isequaln (got, want), "%s d = %d %s call %d", cls{1}, d, acc{1}, c);
+%!         endfor
+%!       endfor
+%!     endfor
+%!   endfor
+%! unwind_protect_cleanup
+%!   __gpudot__ ("staged", 1);
+%! end_unwind_protect
+%!testif ; gpudot_gpu_available ()
 %! ## split columns with one-field states (a real dot in "native" or "double", the fast
 %! ## norms): each block's sum travels in a slot that the value itself marks as full, and
 %! ## the finishing block empties the slots for the next launch.  The same bits whatever
