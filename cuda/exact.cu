@@ -217,9 +217,9 @@ __device__ __forceinline__ int64_t take_vectors(F &&take, const T *xo, const T *
 
 /* What the block of an output of one block (exact_columns' FIN) writes: its value (op, pk:
  * a norm's kind) in the output's class (single) and form (cplx: re, im), ob bytes an
- * output.  (raw: the host wants records, not values.) */
+ * output.  (The record kernels take none: FIN is false.) */
 struct ExactOut {
-    int raw, op, pk, single, cplx, ob;
+    int op, pk, single, cplx, ob;
 };
 
 /* An output's result from its sums in shared memory (NS x GD_EXACT_LIMBS digits, those of
@@ -458,16 +458,14 @@ template <typename T, bool FIN> static exact_kernel<T> kernel_of(int mode)
         return exact_columns<T, S, 1, FIN>;
     }
 }
-template <typename T> static exact_kernel<T> kernel_of(int mode, bool fin)
-{
-    return fin ? kernel_of<T, true>(mode) : kernel_of<T, false>(mode);
-}
 
-/* blocks of kern an SM holds (asked once a kernel and device: the call costs microseconds) */
-template <typename T> static int occupancy(int mode, bool fin, exact_kernel<T> kern)
+/* blocks of the record kernel of T for mode an SM holds (asked once a kernel and device:
+ * the call costs microseconds) */
+template <typename T> static int occupancy(int mode)
 {
-    static int occ[kMaxDevices][5][2];
-    int &o = occ[E - engines][ns_of(mode)][fin];
+    static int occ[kMaxDevices][5];
+    int &o = occ[E - engines][ns_of(mode)];
+    exact_kernel<T> kern = kernel_of<T, false>(mode);
     if (o == 0 &&
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, kern, kThreads, 0) != cudaSuccess)
         o = 0;
@@ -527,10 +525,9 @@ static gpudot_status exact_area(int64_t accn, int64_t rec, size_t resb, ExactAre
 /* How FIN ends r's outputs: their values, in r's output class and form */
 static ExactOut exact_out(const gpudot_dot_req *r)
 {
-    int raw = 0;
     int single = (r->type == GPUDOT_F32) != (r->out_other != 0);
     int cplx = r->op != GPUDOT_OP_NORM && (r->cx || r->cy);
-    return {raw, (int)r->op, r->pk, single, cplx, (single ? 4 : 8) * (cplx ? 2 : 1)};
+    return {(int)r->op, r->pk, single, cplx, (single ? 4 : 8) * (cplx ? 2 : 1)};
 }
 
 /* Blocks of the record kernel a run of r takes (bx), and outputs a launch (g): a wave of
@@ -540,8 +537,7 @@ static void plan_blocks(const gpudot_dot_req *r, int mode, int64_t *g, int64_t *
 {
     int64_t c = mode == M_SQ && r->cx ? 2 : 1, nk = r->nk * c;
     *g = r->na < kGroup ? r->na : kGroup;
-    int64_t wave =
-        (int64_t)occupancy<T>(mode, false, kernel_of<T>(mode, false)) * E->prop.multiProcessorCount;
+    int64_t wave = (int64_t)occupancy<T>(mode) * E->prop.multiProcessorCount;
     int64_t per = (nk + kThreads - 1) / kThreads; /* blocks a run could use */
     int64_t b = wave / *g > 1 ? wave / *g : 1;
     b = b < per ? b : (per > 0 ? per : 1);
@@ -567,8 +563,7 @@ static gpudot_status device_records(const gpudot_dot_req *r, int mode, Sink &&si
     if (st != GPUDOT_OK)
         return st;
     int64_t *hd = nullptr; /* (records too many for the mapped area) */
-    exact_kernel<T> kern = kernel_of<T>(mode, false);
-    ExactOut raw = {1, 0, 0, 0, 0, 0};
+    exact_kernel<T> kern = kernel_of<T, false>(mode);
     for (int64_t o0 = 0; o0 < r->na && st == GPUDOT_OK; o0 += g) {
         int64_t n = r->na - o0 < g ? r->na - o0 : g;
         size_t rb = (size_t)(n * rec) * 8;
@@ -584,7 +579,8 @@ static gpudot_status device_records(const gpudot_dot_req *r, int mode, Sink &&si
         }
         kern<<<dim3((unsigned)bx, (unsigned)n), kThreads, 0, E->stream>>>(
             (const T *)r->x, (const T *)r->y, mode, r->cx, r->cy, nk, kx, r->ax, r->ky, r->ay, o0,
-            ar.acc, ar.tickets, mapped ? (unsigned long long *)E->mapped_dev : ar.res, mapped, raw);
+            ar.acc, ar.tickets, mapped ? (unsigned long long *)E->mapped_dev : ar.res, mapped,
+            ExactOut{});
         CKS(cudaGetLastError(), "exact kernel");
         const int64_t *recs = hd;
         if (st == GPUDOT_OK && mapped) {
@@ -618,7 +614,7 @@ static gpudot_status device_values(const gpudot_dot_req *r, int mode, void *out)
     gpudot_status st = exact_area(0, 0, (size_t)(r->na * fo.ob), &ar);
     if (st != GPUDOT_OK)
         return st;
-    exact_kernel<T> kern = kernel_of<T>(mode, true);
+    exact_kernel<T> kern = kernel_of<T, true>(mode);
     for (int64_t o0 = 0; o0 < r->na && st == GPUDOT_OK; o0 += kMaxGridRows) {
         int64_t n = r->na - o0 < kMaxGridRows ? r->na - o0 : kMaxGridRows;
         kern<<<dim3(1, (unsigned)n), 32 * fw, (size_t)(fw * ns * GD_EXACT_LIMBS) * 8, E->stream>>>(

@@ -66,6 +66,15 @@ void gd_exact_top(const gd_exact *a, gd_top *t);
 }
 #endif
 
+/* Limb i as its base-2^32 digit, the carry (floor) added to limb i + 1; returns the carry */
+GD_HD int64_t gd_carry_up(int64_t *limb, int i)
+{
+    int64_t c = limb[i] >> 32; /* (floor) */
+    limb[i] -= c * ((int64_t)1 << 32);
+    limb[i + 1] += c;
+    return c;
+}
+
 /* The sum of limbs lo .. hi (base-2^32 digits in int64, the others 0; none where lo > hi)
  * into t's value fields, its digits normalised here in place (carries up, and where it is
  * negative, the magnitude's digits): the work spans the digits in use, and the few that
@@ -87,9 +96,7 @@ GD_FN void gd_top_of_limbs(int64_t *limb, int lo, int hi, gd_top *t)
      * -1 (a negative one) ends them: k, the digit that holds the sign */
     int k = GD_EXACT_LIMBS - 1;
     for (int i = lo; i < GD_EXACT_LIMBS - 1; i++) {
-        int64_t c = limb[i] >> 32; /* (floor) */
-        limb[i] -= c * ((int64_t)1 << 32);
-        limb[i + 1] += c;
+        int64_t c = gd_carry_up(limb, i);
         if (i >= hi && (c == 0 || c == -1)) {
             k = i + 1;
             break;
@@ -99,11 +106,8 @@ GD_FN void gd_top_of_limbs(int64_t *limb, int lo, int hi, gd_top *t)
         t->neg = 1;
         for (int i = lo; i <= k; i++)
             limb[i] = -limb[i];
-        for (int i = lo; i < k; i++) {
-            int64_t c = limb[i] >> 32;
-            limb[i] -= c * ((int64_t)1 << 32);
-            limb[i + 1] += c;
-        }
+        for (int i = lo; i < k; i++)
+            gd_carry_up(limb, i);
     }
     while (k > lo && limb[k] == 0)
         k--;
