@@ -46,35 +46,30 @@ template <class Op> unsigned staged_grid(LaunchCtx &c, Args &p)
     using T = typename Op::T;
     constexpr int ex = Op::CX ? 2 : 1, EV = Vec16<T>::n / ex;
     constexpr unsigned smem = kStages * kStagedBytes;
-    if constexpr (!stages_runs<Op>()) {
+    static_assert(stages_runs<Op>(), "launch_op asks for stageable Ops alone");
+    if (!c.staged || p.nk == 0 || p.nk % EV || p.kx != p.nk || p.ax != p.na ||
+        (uintptr_t)p.x % 16 ||
+        (!Op::UNARY && (p.ky != p.nk || p.ay != p.na || (uintptr_t)p.y % 16)))
         return 0;
-    } else {
-        if (!c.staged || p.nk == 0 || p.nk % EV || p.kx != p.nk || p.ax != p.na ||
-            (uintptr_t)p.x % 16 ||
-            (!Op::UNARY && (p.ky != p.nk || p.ay != p.na || (uintptr_t)p.y % 16)))
-            return 0;
-        int64_t run = p.nk * ex * (int64_t)sizeof(T) * (Op::UNARY ? 1 : 2);
-        int64_t round = (kThreads / 32) * (32 / p.lanes), cols = kStagedBytes / run;
-        if (cols < round || p.na * run < kStagedFromBytes)
-            return 0;
-        p.stage_cols = (int)(cols / round * round);
-        static int occs[kMaxLaunchDevices] = {};
-        int &occ = occs[c.dev];
-        if (!occ) {
-            int o = 0;
-            if (cudaFuncSetAttribute(columns_staged<Op>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     smem) == cudaSuccess)
-                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, columns_staged<Op>, kThreads,
-                                                              smem);
-            cudaGetLastError();
-            occ = o > 0 ? o : -1;
-        }
-        if (occ < 0)
-            return 0;
-        int64_t tiles = (p.na + p.stage_cols - 1) / p.stage_cols, most = (int64_t)occ * c.sm_count;
-        return (unsigned)(tiles < most ? tiles : most);
+    int64_t run = p.nk * ex * (int64_t)sizeof(T) * (Op::UNARY ? 1 : 2);
+    int64_t round = (kThreads / 32) * (32 / p.lanes), cols = kStagedBytes / run;
+    if (cols < round || p.na * run < kStagedFromBytes)
+        return 0;
+    p.stage_cols = (int)(cols / round * round);
+    static int occs[kMaxLaunchDevices] = {};
+    int &occ = occs[c.dev];
+    if (!occ) {
+        int o = 0;
+        if (cudaFuncSetAttribute(columns_staged<Op>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 smem) == cudaSuccess)
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, columns_staged<Op>, kThreads, smem);
+        cudaGetLastError();
+        occ = o > 0 ? o : -1;
     }
+    if (occ < 0)
+        return 0;
+    int64_t tiles = (p.na + p.stage_cols - 1) / p.stage_cols, most = (int64_t)occ * c.sm_count;
+    return (unsigned)(tiles < most ? tiles : most);
 }
 
 /* Blocks of each kernel that fit one SM, from the occupancy calculator (once per kernel):

@@ -366,16 +366,28 @@ __device__ __forceinline__ void finish(const Op &op, const Args &p, int64_t o, t
  * flight.  Unary ops (norms) never read y.
  */
 
+/* The elements of one 16-byte vector of each operand (a of x, b of y; b unread for
+ * norms), added in order: run_sum's vector path and columns_staged */
+template <class Op, typename V>
+__device__ __forceinline__ void add_vector(const Op &op, typename Op::Acc &acc, const V &a,
+                                           const V &b)
+{
+    using T = typename Op::T;
+    constexpr bool CX = Op::CX, CY = Op::CY, UN = Op::UNARY;
+    constexpr int ex = CX ? 2 : 1, ey = CY ? 2 : 1;
+#pragma unroll
+    for (int j = 0; j < Vec16<T>::n / ex; j++)
+        op.add(acc, vget<T>(a, j * ex), CX ? vget<T>(a, j * ex + 1) : T(0),
+               UN ? T(0) : vget<T>(b, j * ey), (CY && !UN) ? vget<T>(b, j * ey + 1) : T(0));
+}
+
 /* One round of run_sum's 16-byte loads: U vectors of each operand from v on, `stride`
  * apart, all issued before any is added, then added in order. */
 template <class Op, typename V>
 __device__ __forceinline__ void add_round(const Op &op, typename Op::Acc &acc, const V *xv,
                                           const V *yv, int64_t v, int stride)
 {
-    using T = typename Op::T;
-    constexpr bool CX = Op::CX, CY = Op::CY, UN = Op::UNARY;
-    constexpr int ex = CX ? 2 : 1, ey = CY ? 2 : 1;
-    constexpr int EV = Vec16<T>::n / ex;
+    constexpr bool UN = Op::UNARY;
     constexpr int U = UN ? 8 : 4;
     V a[U], b[U];
 #pragma unroll
@@ -386,11 +398,7 @@ __device__ __forceinline__ void add_round(const Op &op, typename Op::Acc &acc, c
     }
 #pragma unroll
     for (int u = 0; u < U; u++)
-#pragma unroll
-        for (int j = 0; j < EV; j++)
-            op.add(acc, vget<T>(a[u], j * ex), CX ? vget<T>(a[u], j * ex + 1) : T(0),
-                   UN ? T(0) : vget<T>(b[u], j * ey),
-                   (CY && !UN) ? vget<T>(b[u], j * ey + 1) : T(0));
+        add_vector(op, acc, a[u], b[u]);
 }
 
 /* run_sum's 16-byte path: contiguous runs of the same complexity, 16-byte aligned; U
@@ -455,11 +463,7 @@ __device__ __forceinline__ void run_sum_vectors(const Op &op, typename Op::Acc &
 #pragma unroll
         for (int u = 0; u < U; u++)
             if (v + u * (int64_t)nt < nv)
-#pragma unroll
-                for (int j = 0; j < EV; j++)
-                    op.add(acc, vget<T>(a[u], j * ex), CX ? vget<T>(a[u], j * ex + 1) : T(0),
-                           UN ? T(0) : vget<T>(b[u], j * ey),
-                           (CY && !UN) ? vget<T>(b[u], j * ey + 1) : T(0));
+                add_vector(op, acc, a[u], b[u]);
     }
     for (int64_t e = nv * EV + t; e < n; e += nt) /* tail: < EV elements */
         op.add(acc, xs[e * ex], CX ? xs[e * ex + 1] : T(0), UN ? T(0) : ys[e * ey],

@@ -140,9 +140,8 @@ __global__ void __launch_bounds__(kThreads, kStagedBlocks) columns_staged(Args p
 {
     using T = typename Op::T;
     using V = typename Vec16<T>::type;
-    constexpr bool CX = Op::CX, CY = Op::CY, UN = Op::UNARY;
-    constexpr int ex = CX ? 2 : 1, ey = CY ? 2 : 1;
-    constexpr int EV = Vec16<T>::n / ex; /* elements a vector */
+    constexpr bool UN = Op::UNARY;
+    constexpr int EV = Vec16<T>::n / (Op::CX ? 2 : 1); /* elements a vector */
     extern __shared__ uint4 staged[];
     const int64_t C = p.stage_cols, rv = p.nk / EV; /* vectors a run (either operand) */
     const int64_t tile_vecs = C * rv * (UN ? 1 : 2), ntiles = (p.na + C - 1) / C;
@@ -172,23 +171,19 @@ __global__ void __launch_bounds__(kThreads, kStagedBlocks) columns_staged(Args p
         __syncthreads();
         const V *sx = buf + s * tile_vecs, *sy = UN ? sx : sx + C * rv;
         int64_t lo = t * C, hi = p.na - lo < C ? p.na : lo + C;
-        warp_outputs(
-            p, op, lo, hi, threadIdx.x >> 5, kThreads / 32, 0, [&](int64_t a, int sl, int L) {
-                typename Op::Acc acc;
-                op.init(acc);
-                if (a < hi) {
-                    const V *xv = sx + (a - lo) * rv, *yv = sy + (a - lo) * rv;
-                    for (int64_t v = sl; v < rv; v += L) {
-                        V va = xv[v], vb = UN ? va : yv[v];
-#pragma unroll
-                        for (int j = 0; j < EV; j++)
-                            op.add(acc, vget<T>(va, j * ex), CX ? vget<T>(va, j * ex + 1) : T(0),
-                                   UN ? T(0) : vget<T>(vb, j * ey),
-                                   (CY && !UN) ? vget<T>(vb, j * ey + 1) : T(0));
-                    }
-                }
-                return warp_reduce(op, acc, L);
-            });
+        warp_outputs(p, op, lo, hi, threadIdx.x >> 5, kThreads / 32, 0,
+                     [&](int64_t a, int sl, int L) {
+                         typename Op::Acc acc;
+                         op.init(acc);
+                         if (a < hi) {
+                             const V *xv = sx + (a - lo) * rv, *yv = sy + (a - lo) * rv;
+                             for (int64_t v = sl; v < rv; v += L) {
+                                 V va = xv[v], vb = UN ? va : yv[v];
+                                 add_vector(op, acc, va, vb);
+                             }
+                         }
+                         return warp_reduce(op, acc, L);
+                     });
         __syncthreads(); /* (stage s is copied into again next) */
         s = s + 1 == kStages ? 0 : s + 1;
     }
