@@ -11,7 +11,10 @@
 %! ## a child runs long calls in a loop for up to a minute (a count of calls ran out before
 %! ## the signal on a 64-core host); once it says it started, send it SIGINT: the call under
 %! ## way must stop with gpudot:interrupted and the next call must work.  Device "auto":
-%! ## gnorm (x), the compiled entry's fast path (no MEX call)
+%! ## gnorm (x), the compiled entry's fast path (no MEX call).  One short call comes
+%! ## before the marker: loading the MEX, probing CUDA and the session's one warning can
+%! ## outlast the half second, and a signal there is Octave's own interrupt (it ended the
+%! ## script before the catch in 4 of 57 runs on the 2-core VM)
 %! call = sprintf ("gnorm (x, 3.5, 'device', '%s')", device);
 %! if (strcmp (device, "auto"))
 %!   call = "gnorm (x)";
@@ -19,6 +22,7 @@
 %! marker = [tempname() ".started"];
 %! outfile = [tempname() ".out"];
 %! code = sprintf (["x = rand (%d, 1, '%s') + 0.5;\n" ...
+%!                  "%s;\n" ...
 %!                  "try\n" ...
 %!                  "  fclose (fopen ('%s', 'w'));\n" ...
 %!                  "  t0 = tic (); while (toc (t0) < 60), %s; end\n" ...
@@ -28,7 +32,7 @@
 %!                  "end\n" ...
 %!                  "printf ('next %%.17g\\n', gdot ([1 2 3], [4 5 6], 'device', '%s'));\n" ...
 %!                  "printf ('norm %%.17g %%.17g\\n', gnorm (x(1:1000), 3.5, 'device', '%s'), norm (double (x(1:1000)), 3.5));\n"],
-%!                 n, cls, marker, call, device, device);
+%!                 n, cls, strrep (call, "(x", "(x(1:1000)"), marker, call, device, device);
 %! pid = child_octave (code, "", outfile);
 %! t0 = tic ();
 %! while (! exist (marker, "file") && toc (t0) < 300)
@@ -47,12 +51,15 @@
 %! n = numel (strfind (out, "warning: ")) - numel (strfind (out, "warning: called from"));
 
 %!function check_sigint (device, n, cls)
-%! out = sigint_run (device, n, cls);
-%! if (isempty (strfind (out, "caught")))
-%!   ## the signal can land between two calls, in Octave's own code (one chance in
-%!   ## thousands): try once more before calling it a failure
+%! ## the signal can land between two calls, in Octave's own code: Octave's signal thread
+%! ## waits for a core while the call keeps both busy, and often gets one just as the call
+%! ## returns (1 run in 40 on the 2-core VM): up to three tries before calling it a failure
+%! for attempt = 1:3
 %!   out = sigint_run (device, n, cls);
-%! endif
+%!   if (! isempty (strfind (out, "caught")))
+%!     break;
+%!   endif
+%! endfor
 %! assert (! isempty (regexp (out, 'caught gpudot:interrupted \[gnorm: interrupted by the user\]', "once")), out);
 %! assert (! isempty (regexp (out, 'next 32\n', "once")), out);
 %! t = regexp (out, 'norm ([^\n]*)', "tokens", "once");
