@@ -58,12 +58,14 @@ check: $(MEX)
 
 # The CPU-engine suite under valgrind memcheck: every test block (GPUDOT_VALGRIND shortens
 # the one 10^5-call loop to 10^3) and every VG_STRIDE-th case of each grid (valgrind costs
-# ~100x: all 8670 cases took 23 min on the 2-core CI machine, VG_STRIDE=10 ~4 min).
+# ~100x: all 8670 cases took 23 min on the 2-core CI machine, VG_STRIDE=10 ~4 min), in
+# VG_JOBS copies side by side (tests/run_jobs.sh; one took 35 min on the 2-core VM).
 # tests/valgrind.supp names only allocations Octave makes itself; any other leak or any
 # memory error fails the run.  Installs valgrind where missing.  tests/vg_hwy_timer.c,
 # preloaded, stands in for libhwy's timer calibration, whose RDTSCP valgrind refuses on
 # VMs that hide it (Octave died at load there).
 VG_STRIDE ?= 10
+VG_JOBS ?= 2
 VALGRIND ?= valgrind
 VGFLAGS := --tool=memcheck --leak-check=full --show-leak-kinds=definite,possible \
            --errors-for-leak-kinds=definite,possible --suppressions=tests/valgrind.supp \
@@ -74,10 +76,12 @@ check-valgrind: $(MEX)
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends valgrind >/dev/null; }
 	$(CC) -shared -fPIC -O1 -Wall tests/vg_hwy_timer.c -o $(BUILD)/vg_hwy_timer.so
-	LD_PRELOAD=$(abspath $(BUILD))/vg_hwy_timer.so GPUDOT_VALGRIND=1 GPUDOT_GRID_STRIDE=$(VG_STRIDE) \
-	  GPUDOT_MEXDIR=$(BUILD) $(VALGRIND) $(VGFLAGS) --log-file=$(BUILD)/valgrind.log \
+	rm -f $(BUILD)/valgrind.*.log
+	GPUDOT_VALGRIND=1 GPUDOT_GRID_STRIDE=$(VG_STRIDE) GPUDOT_MEXDIR=$(BUILD) \
+	  tests/run_jobs.sh $(VG_JOBS) env LD_PRELOAD=$(abspath $(BUILD))/vg_hwy_timer.so \
+	  $(VALGRIND) $(VGFLAGS) --log-file=$(BUILD)/valgrind.%q{GPUDOT_JOB}.log \
 	  $(OCTAVE) $(OCTFLAGS) tests/run_tests.m
-	@tail -n 1 $(BUILD)/valgrind.log
+	@tail -n 1 $(BUILD)/valgrind.*.log
 
 # The thread pool (cpu/gpudot_pool.c) alone, built with ThreadSanitizer (tests/pool_stress.c):
 # jobs of random sizes back to back with 2, 4 and 16 threads; any data race, or a task run
@@ -95,15 +99,16 @@ BUILD_UNLESS_BUNDLE = @if command -v $(MKOCTFILE) >/dev/null 2>&1 || ! command -
 	  $(MAKE) --no-print-directory $(MEX); fi
 
 # The differential fuzzer (tests/fuzz_diff.m): FUZZ_CASES random calls held to Octave's own
-# functions; on a GPU machine with garrays and "device", "gpu" too.  FUZZ_JOBS processes
-# share the seeds (tests/fuzz_jobs.sh): 10^5 cases took 977 s in one on the 2-core CI VM.
+# functions; on a GPU machine with garrays and "device", "gpu" too.  FUZZ_JOBS copies
+# share the seeds (tests/run_jobs.sh): 2 x 10^4 cases took 53 s in one on the 2-core VM,
+# 30 s in two.
 FUZZ_CASES ?= 100000
 FUZZ_SEED ?= 1000001
 FUZZ_JOBS ?= 2
 fuzz:
 	$(BUILD_UNLESS_BUNDLE)
-	OCTAVE=$(OCTAVE) GPUDOT_MEXDIR=$(BUILD) \
-	  tests/fuzz_jobs.sh $(FUZZ_JOBS) $(FUZZ_CASES) $(FUZZ_SEED)
+	GPUDOT_FUZZ_CASES=$(FUZZ_CASES) GPUDOT_FUZZ_SEED=$(FUZZ_SEED) GPUDOT_MEXDIR=$(BUILD) \
+	  tests/run_jobs.sh $(FUZZ_JOBS) $(OCTAVE) $(OCTFLAGS) tests/run_fuzz.m
 
 # Many calls in one session; Octave's memory (and the device's) must stay flat.
 SOAK_SMALL ?= 1000000

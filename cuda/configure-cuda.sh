@@ -142,12 +142,12 @@ for a in $archs; do gencode="$gencode -gencode=arch=compute_$a,code=sm_$a"; done
 for a in $ptx; do gencode="$gencode -gencode=arch=compute_$a,code=compute_$a"; done
 
 # ---- what it will cost, fitted to builds on a 2-core Debian 12 VM (nvcc 13.0): ~15 s
-# of wall time, and ~145 s of one core for each machine-code architecture, ~66 s for PTX
-# alone (sm_90: 85 s; PTX of sm_75 alone: 48 s; six architectures and PTX: 8 min) ----
+# of wall time, and ~270 s of one core for each machine-code architecture, ~230 s for PTX
+# alone (sm_90: 149 s; PTX of sm_75 alone: 131 s; six architectures and PTX: 833 s) ----
 nsass=$(echo $archs | wc -w)
 nptx_only=0
 for a in $ptx; do case " $archs " in *" $a "*) ;; *) nptx_only=$((nptx_only + 1)) ;; esac; done
-secs=$(( 15 + (145 * nsass + 66 * nptx_only) / JOBS ))
+secs=$(( 15 + (270 * nsass + 230 * nptx_only) / JOBS ))
 if [ "$secs" -lt 120 ]; then took="$secs s"; else took="$(( (secs + 30) / 60 )) min"; fi
 desc=
 [ -n "$archs" ] && desc="sm_$(echo $archs | sed 's/ /, sm_/g')"

@@ -3,7 +3,8 @@
 ## "gpu", "cpu" and "auto" where a GPU is usable (garrays then live on it), else "cpu" and
 ## "auto".  Each mismatch is printed with its reproducer; the last line is
 ##   N passed, N failed, 0 skipped
-## and the exit status is non-zero on any mismatch.  To study one: GPUDOT_FUZZ_DUMP=FILE
+## and the exit status is non-zero on any mismatch.  make fuzz runs FUZZ_JOBS copies, each
+## a range of the seeds (tests/run_jobs.sh).  To study one: GPUDOT_FUZZ_DUMP=FILE
 ## and fuzz_diff (SEED, 1, DEVICES) keep the case's operands in FILE.
 
 1;
@@ -21,6 +22,12 @@ gpudot_test_paths ();
 warning ("off", "gpudot:noDevice");
 n = env_number ("GPUDOT_FUZZ_CASES", 1e5);
 seed = env_number ("GPUDOT_FUZZ_SEED", 1);
+## copy GPUDOT_JOB of GPUDOT_JOBS (tests/run_jobs.sh): its share of the seeds, in one range
+job = env_number ("GPUDOT_JOB", 0);
+njobs = max (1, env_number ("GPUDOT_JOBS", 1));
+per = ceil (n / njobs);
+seed += job * per;
+n = max (0, min (per, n - job * per));
 gpu = gpudot_gpu_available ();
 devices = ifelse (gpu, {{"gpu", "cpu", "auto"}}, {{"cpu", "auto"}}){1};
 t0 = tic ();

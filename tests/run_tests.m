@@ -5,16 +5,21 @@
 ## is usable; on a GPU machine they run.
 ##
 ## Environment: GPUDOT_MEXDIR (in-tree build) or GPUDOT_PKG_PREFIX (an installed package);
-## GPUDOT_GRID_STRIDE (see below).
+## GPUDOT_GRID_STRIDE (see below); GPUDOT_JOB and GPUDOT_JOBS (tests/run_jobs.sh).
 
 1;
 
-function [p, f, s] = run_grid (cases, gpu, stride, offset)
+function [p, f, s] = run_grid (cases, gpu, stride, offset, job, njobs)
   p = f = s = 0;
+  k = 0;                        # the cases one copy alone would run, dealt out in turn
   for i = 1:numel (cases)
     c = cases{i};
     if ((c.gpu && ! gpu) || mod (i - 1 - offset, stride) != 0)
-      s++;
+      s += job == 0;            # (counted once among the copies)
+      continue;
+    endif
+    k++;
+    if (mod (k - 1, njobs) != job)
       continue;
     endif
     try
@@ -38,6 +43,15 @@ printf ("gpudot %s, backend %s%s\n", info.version, info.backend,
 warning ("off", "gpudot:noDevice");
 
 files = [glob(fullfile (mdir, "*.m")); glob(fullfile (here, "test_*.m"))];
+## GPUDOT_JOB = j of GPUDOT_JOBS = k (tests/run_jobs.sh): every k-th test file from the
+## (j+1)-th, and every k-th of the grid cases that one run would run
+job = str2double (getenv ("GPUDOT_JOB"));
+njobs = str2double (getenv ("GPUDOT_JOBS"));
+if (isnan (job) || isnan (njobs) || njobs < 1)
+  job = 0;
+  njobs = 1;
+endif
+files = files(job+1:njobs:end);
 passed = failed = skipped = 0;
 for i = 1:numel (files)
   [n, nmax, nxfail, nbug, nskip, nrtskip] = test (files{i}, "quiet", stdout);
@@ -67,7 +81,7 @@ for i = 1:numel (grids)
   [~, name] = fileparts (grids{i});
   t0 = tic ();
   cases = feval (name);
-  [p, f, s] = run_grid (cases, gpu, stride, offset);
+  [p, f, s] = run_grid (cases, gpu, stride, offset, job, njobs);
   printf ("%s: %d cases%s, %d passed, %d failed, %d skipped (%.1f s)\n", name, numel (cases),
           ifelse (stride > 1, sprintf (" (every %dth run, from case %d)", stride, offset + 1), ""),
           p, f, s, toc (t0));
