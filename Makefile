@@ -59,7 +59,8 @@ check: $(MEX)
 # The CPU-engine suite under valgrind memcheck: every test block (GPUDOT_VALGRIND shortens
 # the one 10^5-call loop to 10^3) and every VG_STRIDE-th case of each grid (valgrind costs
 # ~100x: all 8670 cases took 23 min on the 2-core CI machine, VG_STRIDE=10 ~4 min), in
-# VG_JOBS copies side by side (tests/run_jobs.sh; one took 35 min on the 2-core VM).
+# VG_JOBS copies side by side (tests/run_jobs.sh; one took about 37 min on the 2-core VM,
+# two 21).
 # tests/valgrind.supp names only allocations Octave makes itself; any other leak or any
 # memory error fails the run.  Installs valgrind where missing.  tests/vg_hwy_timer.c,
 # preloaded, stands in for libhwy's timer calibration, whose RDTSCP valgrind refuses on
