@@ -147,10 +147,9 @@ template <typename T_, typename A_, bool COMPM, bool CX_, bool CY_, bool FAST> s
     /* columns_warp's blocks an SM for unscaled real sums: ptxas took 98 registers, 2 blocks
      * (64 x 2^21 single cosines at 82% of the read ceiling); 3 blocks: 80 and a 20-byte
      * spill, 394 us against gdot's 408 in one ncu run (4 blocks: 64 and 160 bytes spilled) */
-    /* columns_staged's tiles leave a warp 8 outputs of 64 x 2^21 singles, finished 8 at once
-     * where columns_warp batches 32: staged, 297 -> 306 us (double 543 -> 578; H200
-     * kernel_bench, two rounds), so cosines keep columns_warp */
-    static constexpr bool kStaged = false;
+    /* columns_staged for unscaled sums (the scaled ones are bound by their arithmetic),
+     * finishing a batch carried over tiles: MEASURE */
+    static constexpr bool kStaged = FAST;
     static constexpr int kWarpBlocks = kQuery ? 3 : 1;
     static constexpr int kWords = (CX || CY) ? 2 : 1;
     /* fields ex, ey, xr, xi, xx, yy, cxr, cxi, cxx, cyy, fx, fy, limx, limy: unscaled sums

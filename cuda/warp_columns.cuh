@@ -36,6 +36,40 @@ __device__ __forceinline__ typename Op::Acc group_sum(const Args &p, const Op &o
 }
 
 /*
+ * A warp's sums of outputs whose last step is costly (Op::kBatchFinish: a cosine's square
+ * roots and division), carried from round to round (columns_staged: from tile to tile):
+ * lane sl of each group of lanes keeps its group's sum of the sl-th round in, and once B
+ * rounds are in every lane finishes its own at once, where one lane a group finishing each
+ * round left the others idle through that step.  The same sums in the same order: the
+ * same bits.
+ */
+template <class Op> struct BatchFinish {
+    typename Op::Acc mine;
+    int64_t a = -1; /* the output of mine (-1: none) */
+    int b = 0, B;   /* rounds in, and rounds a batch */
+    /* Output o's sum acc, as group_sum gives it (o -1: an empty sum past the outputs) */
+    __device__ __forceinline__ void add(const Args &p, const Op &op, int64_t o,
+                                        typename Op::Acc acc, int sl)
+    {
+        if (B > 1)
+            acc = shfl_from(op, acc, (threadIdx.x & 31) - sl);
+        if (sl == b) {
+            mine = acc;
+            a = o;
+        }
+        if (++b == B)
+            flush(p, op);
+    }
+    __device__ __forceinline__ void flush(const Args &p, const Op &op)
+    {
+        if (a >= 0)
+            finish(op, p, a, mine);
+        a = -1;
+        b = 0;
+    }
+};
+
+/*
  * The outputs [lo, hi) of warp w of nw, in rounds of 32 / L (a group of L lanes an output):
  * sum (a, sl, L) gives output a's sum, reduced across its group (an empty sum where a >=
  * hi).  Ops whose last step is costly (Op::kBatchFinish: a cosine's square roots and
@@ -43,7 +77,10 @@ __device__ __forceinline__ typename Op::Acc group_sum(const Args &p, const Op &o
  * then finish them all at once, where one lane a group finishing each round left the others
  * idle through that step.  The same sums in the same order: the same bits.  (Dots and norms
  * keep the plain loop: the batched one cost them registers, 64 -> 80 and a spill for the
- * single dot in double, nvcc -Xptxas -v, sm_90.)
+ * single dot in double.)  BatchFinish does the same for rounds that are not adjacent
+ * (columns_staged's tiles); here each lane's output follows from its round, which kept
+ * registers down (a carried index: the query cosine's spill 20 -> 76 bytes; nvcc -Xptxas
+ * -v, sm_90).
  */
 template <class Op, class Sum>
 __device__ __forceinline__ void warp_outputs(const Args &p, const Op &op, int64_t lo, int64_t hi,
@@ -161,6 +198,10 @@ __global__ void __launch_bounds__(kThreads, kStagedBlocks) columns_staged(Args p
         }
         copy_commit();
     };
+    /* costly last steps: a batch of as many rounds as a group has lanes, carried from tile
+     * to tile (a tile leaves a warp a few rounds: 2 of 64 x 2^21 singles) */
+    BatchFinish<Op> bf;
+    bf.B = p.lanes;
     int64_t step = gridDim.x;
     for (int s = 0; s < kStages - 1; s++)
         issue(blockIdx.x + s * step, s);
@@ -171,22 +212,31 @@ __global__ void __launch_bounds__(kThreads, kStagedBlocks) columns_staged(Args p
         __syncthreads();
         const V *sx = buf + s * tile_vecs, *sy = UN ? sx : sx + C * rv;
         int64_t lo = t * C, hi = p.na - lo < C ? p.na : lo + C;
-        warp_outputs(p, op, lo, hi, threadIdx.x >> 5, kThreads / 32, 0,
-                     [&](int64_t a, int sl, int L) {
-                         typename Op::Acc acc;
-                         op.init(acc);
-                         if (a < hi) {
-                             const V *xv = sx + (a - lo) * rv, *yv = sy + (a - lo) * rv;
-                             for (int64_t v = sl; v < rv; v += L) {
-                                 V va = xv[v], vb = UN ? va : yv[v];
-                                 add_vector(op, acc, va, vb);
-                             }
-                         }
-                         return warp_reduce(op, acc, L);
-                     });
+        auto tile_sum = [&](int64_t a, int sl, int L) {
+            typename Op::Acc acc;
+            op.init(acc);
+            if (a < hi) {
+                const V *xv = sx + (a - lo) * rv, *yv = sy + (a - lo) * rv;
+                for (int64_t v = sl; v < rv; v += L) {
+                    V va = xv[v], vb = UN ? va : yv[v];
+                    add_vector(op, acc, va, vb);
+                }
+            }
+            return warp_reduce(op, acc, L);
+        };
+        if constexpr (Op::kBatchFinish) {
+            int L = p.lanes, per = 32 / L, sub = (threadIdx.x & 31) / L, sl = threadIdx.x % L;
+            for (int64_t a = lo + (threadIdx.x >> 5) * per + sub; a - sub < hi;
+                 a += (kThreads / 32) * per)
+                bf.add(p, op, a < hi ? a : -1, tile_sum(a, sl, L), sl);
+        } else {
+            warp_outputs(p, op, lo, hi, threadIdx.x >> 5, kThreads / 32, 0, tile_sum);
+        }
         __syncthreads(); /* (stage s is copied into again next) */
         s = s + 1 == kStages ? 0 : s + 1;
     }
+    if constexpr (Op::kBatchFinish)
+        bf.flush(p, op);
 }
 
 /* s + a b, the product rounded on its own (gpudot_math.h's GD_MUL); EXACT (products of

@@ -351,10 +351,10 @@
 %! end_unwind_protect
 %!testif ; gpudot_gpu_available ()
 %! ## warp columns through shared memory (runs adjacent, aligned, whole 16-byte vectors;
-%! ## sm_80 and later): the same bits as read from memory, for dots and norms, real and
-%! ## complex, each mode, runs of 4 to 1024 elements, tiles left part full, and host
-%! ## operands (uploaded); counted, so that a change of plan cannot skip the path (and
-%! ## cosines, which keep columns_warp, do not take it)
+%! ## sm_80 and later): the same bits as read from memory, for dots, norms and cosines
+%! ## (whose batches of outputs carry over tiles), real and complex, each mode, runs of 4
+%! ## to 1024 elements, tiles left part full, and host operands (uploaded); counted, so
+%! ## that a change of plan cannot skip the path
 %! ran0 = __gpudot__ ("staged", 1);
 %! if (ran0 < 0)
 %!   return;   # (a device before sm_80: columns_warp alone)
@@ -380,8 +380,8 @@
 %!                  @() gcosine (gX, gY, o{:}), @() gcosine (gZ, gZ, o{:}), ...
 %!                  @() gdot (X, Y, o{:}, "device", "gpu")};
 %!         ## bytes of an output's runs (both operands): staged up to 4 KiB, 8 runs a tile
-%!         ## (host operands: as the staging ring's slots allow; cosines: never)
-%!         run = d * sizeof (X(1)) * [2 4 1 2 1 Inf Inf NaN];
+%!         ## (host operands: as the staging ring's slots allow)
+%!         run = d * sizeof (X(1)) * [2 4 1 2 1 2 4 NaN];
 %!         for c = 1:numel (calls)
 %!           __gpudot__ ("staged", 0);
 %!           want = calls{c} ();
