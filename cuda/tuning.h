@@ -56,7 +56,9 @@ constexpr bool kCosSplitAll = true;
  * in kStagedBytes, kStages tiles a block (kStages - 1 in flight while one is summed),
  * kStagedBlocks blocks an SM (96 KiB of shared memory each).  The first sizes tried, not
  * tuned further: gdot of 64 x 2^21 singles 324 -> 256 us, doubles 591 -> 496 (H200
- * kernel_bench; read ceiling 236 and 468). */
+ * kernel_bench; read ceiling 236 and 468).  Tiles of 16 or 24 KiB (4 or 3 blocks an SM) were
+ * slower: dots 263 and 517 us against 258 and 503, cosines 321 against 282 (H200, two
+ * rounds). */
 constexpr int64_t kStagedBytes = 32 * 1024;
 constexpr int kStages = 3;
 constexpr int kStagedBlocks = 2;
