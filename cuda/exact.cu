@@ -700,7 +700,9 @@ static gpudot_dot_req shard_view(const gpudot_dot_req *r, int i)
     return v;
 }
 
-/* Device p.dev's shards of r, one after another on its engine (the calling thread's) */
+/* Device p.dev's shards of r, one after another on its engine (the calling thread's): a
+ * shard of whole runs as one GPU's call into its outputs' place; runs cut between shards
+ * summed into p.sums */
 template <typename T>
 static void device_shards(const gpudot_dot_req *r, int mode, bool cut, DeviceSums &p)
 {
@@ -713,18 +715,12 @@ static void device_shards(const gpudot_dot_req *r, int mode, bool cut, DeviceSum
         if (sh.dev != p.dev || sh.kn == 0 || sh.an == 0)
             continue;
         gpudot_dot_req v = shard_view(r, i);
-        int64_t g, bx;
-        plan_blocks<T>(&v, mode, &g, &bx);
-        if (!cut && bx == 1) { /* (whole runs, one block each: their values) */
-            p.st = device_values<T>(&v, mode, (char *)r->out + sh.a0 * exact_out(r).ob);
+        if (!cut) {
+            v.out = (char *)r->out + sh.a0 * exact_out(r).ob;
+            p.st = device_sums<T>(&v, mode);
             continue;
         }
         p.st = device_records<T>(&v, mode, [&](int64_t o, const int64_t *rec) {
-            if (!cut) { /* (the whole run) */
-                load_sums(ns, r->nk, rec, a);
-                gpudot_exact_store(r, sh.a0 + o, a, 0);
-                return;
-            }
             load_sums(ns, sh.kn, rec, a);
             for (int s = 0; s < ns; s++) {
                 int j = ns == 3 && s ? s + 1 : s;
