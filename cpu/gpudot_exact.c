@@ -128,14 +128,15 @@ static inline void add_prod_fast_f(gd_exact *a, float x, float y)
 
 /* The bulk loops' first stage on AVX-512: XL lanes.  A block of XL products whose
  * TwoProduct p + e is exact and below 2^1000 goes into two windows of exact accumulators a
- * lane (lanes_f, lanes_d) where its terms fit them, else through a floating-point expansion
- * of 3 or 4 doubles a lane (ExBLAS's, as cuda/exact.cu's) by TwoSum (p, then e); what falls
- * out of the last slot, and everything at the end, into the chunks.  A block with any other
- * product goes one product at a time.  A lane takes at most XRUN products before its slots
- * are emptied, so no TwoSum overflows.  An exact sum is the same by any path, so the CPU
- * picks one: on the 2-core VM (AMD EPYC) 2.5 ns a double product and 0.7 a single one, one
- * thread, against the chunks' 5.6-6 and 3.1; built for AVX2 or less the lanes took 6.3 and
- * 4.7 or more, so those CPUs keep the chunks. */
+ * lane (lanes_f, lanes_d) where its terms fit them; else singles' products go through a
+ * floating-point expansion of 4 doubles a lane (ExBLAS's, as cuda/exact.cu's) by TwoSum,
+ * and doubles' p and e straight into the lanes' own chunk sets (lanes_chunk_add), as does
+ * what falls out of the singles' last slot.  A block with any other product goes one
+ * product at a time.  A lane takes at most XRUN products before its slots are emptied, so
+ * no TwoSum overflows.  An exact sum is the same by any path, so the CPU picks one: on the
+ * 2-core VM (AMD EPYC) 2.5 ns a double product and 0.7 a single one, one thread, against
+ * the chunks' 5.6-6 and 3.1; built for AVX2 or less the lanes took 6.3 and 4.7 or more, so
+ * those CPUs keep the chunks. */
 #define XL 8
 #define XRUN ((int64_t)1 << 22)
 #define EXACT_V4 __attribute__((target("arch=x86-64-v4")))
@@ -186,6 +187,45 @@ EXACT_V4 static inline int any_set(v8i v)
     return _mm512_test_epi64_mask((__m512i)v, (__m512i)v) != 0;
 }
 
+/* The lanes' own chunk sets (c[l]: lane l's), so that a block's 8 terms add to 8 places
+ * whatever their exponents: terms that no window or slot holds go there, their chunks
+ * computed for the 8 lanes at once (chunk_add's arithmetic), then added one by one.  A
+ * block adds below 2^53 to a chunk (a term's high part 2^52, a smaller term's low one
+ * 2^32), so WIDE_BLOCKS blocks keep them below 2^62 before they fold into a's chunks. */
+#define WIDE_BLOCKS 512
+typedef int64_t lane_sets[XL][GD_EXACT_CHUNKS];
+
+EXACT_V4 static inline void lanes_chunk_add(lane_sets c, v8d v)
+{
+    v8i b = (v8i)v, E = (b >> 52) & 0x7ff;
+    v8i m = (b & (((int64_t)1 << 52) - 1)) | ((E != 0) & ((int64_t)1 << 52));
+    v8i pos = E - 1 - (E == 0), s = pos & 31, i = pos >> 5, sg = b >> 63;
+    v8i lo = (m << s) & 0xffffffff, hi = m >> (32 - s);
+    lo = (lo ^ sg) - sg, hi = (hi ^ sg) - sg;
+    for (int l = 0; l < XL; l++) {
+        c[l][i[l]] += lo[l];
+        c[l][i[l] + 1] += hi[l];
+    }
+}
+
+/* the lane sets into a's chunks (each set's digits carried up first, so that each adds
+ * below 2^32 but the top), and cleared */
+static void lanes_fold(gd_exact *a, lane_sets c)
+{
+    for (int l = 0; l < XL; l++) {
+        int64_t carry = 0;
+        for (int i = 0; i < GD_EXACT_CHUNKS - 1; i++) {
+            int64_t v = c[l][i] + carry;
+            carry = v >> 32; /* (floor) */
+            a->chunk[i] += v - carry * ((int64_t)1 << 32);
+            c[l][i] = 0;
+        }
+        a->chunk[GD_EXACT_CHUNKS - 1] += c[l][GD_EXACT_CHUNKS - 1] + carry;
+        c[l][GD_EXACT_CHUNKS - 1] = 0;
+    }
+    chunks_pending(a, XL);
+}
+
 /* whether a block's product lies outside the fast range, from their exponent fields ep: |p|
  * from the exponent field plo on (2^-968 for doubles, whose TwoProduct's error is then
  * exact; any normal p for singles'), below 2^1000 (no TwoSum of a lane's XRUN overflows).
@@ -219,7 +259,9 @@ EXACT_V4 static int64_t max_lane(v8i v)
  * 2^(T + 12)), on the grid 2^(T - 41), and the remainder p - q1, at most 2^(T - 41) and on
  * p's grid 2^(T - 81) (a product of singles has 48 bits); both are exact, and so are the
  * accumulators' sums of at most 2^12 of them (2^53 units of their grids at most), which go
- * to the chunks every WIN_BLOCKS blocks.  Any other block takes the slots, as lanes_d's.
+ * to the chunks every WIN_BLOCKS blocks.  Any other block takes the slots, their spills
+ * the lane sets (no exit from the loop: products over 2^+-80, 1.85 -> 1.38 ns each; straight
+ * into the lane sets 1.37, but products of two exponents 2^30 apart 0.83 -> 1.41).
  * T: 2^6 above the first block's largest product.  Four additions a product where the
  * slots' TwoSums take 24.  gdot of 10^7 random singles, one thread on the 2-core VM: 2.8 ms
  * (the slots alone 13.4). */
@@ -231,11 +273,13 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
         s[j] = (v8d){0};
     const v8i absm = (v8i){0} + INT64_MAX;
     int64_t i = 0, elo = 0, ehi = -1;
-    int stop = 0;
+    int stop = 0, nwide = 0;
+    lane_sets c;
+    memset(c, 0, sizeof c);
     while (!stop && i + XL <= m) {
         /* at most WIN_BLOCKS blocks with no call in the loop, so that the window's sums stay
          * in registers (a call spills them: 7.9 -> 5.7 ms for 10^7 products) */
-        v8d w1 = {0}, w2 = {0}, sv = {0}; /* (sv: a spill) */
+        v8d w1 = {0}, w2 = {0};
         int64_t end = m - i > WIN_BLOCKS * XL ? i + WIN_BLOCKS * XL : m;
         for (; i + XL <= end; i += XL) {
             v8d p = load_f(x + i) * load_f(y + i);
@@ -261,11 +305,16 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
             v8d v = p;
             EXPAND(s, 4, v)
             if (any_set((v8i)v & absm)) {
-                sv = v, i += XL;
-                break;
+                lanes_chunk_add(c, v);
+                if (++nwide == WIDE_BLOCKS) {
+                    i += XL;
+                    break;
+                }
             }
         }
-        spill_lanes(a, w1), spill_lanes(a, w2), spill_lanes(a, sv);
+        spill_lanes(a, w1), spill_lanes(a, w2);
+        if (nwide)
+            lanes_fold(a, c), nwide = 0;
     }
     for (int j = 0; j < 4; j++)
         spill_lanes(a, s[j]);
@@ -281,20 +330,21 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
  * multiply-add): |e| <= 2^(T - 54) and e lies on the grid of x y's bits, 2^(T - 136) (x y
  * >= 2^(T - 30) has 106 bits at most), so g1 = (t1 + e) - t1 (t1 = 2^(T - 42)), on the
  * grid 2^(T - 95), and e - g1 <= 2^(T - 95) sum 2^12 times within 2^53 units of their
- * grids.  Any other block takes the slots.  A block in the window is in the fast range (the
- * window clamped to it), so only the others test it.  gdot of 10^7 random doubles, one
- * thread on the 2-core VM: 4.2-5.8 ms (the slots alone 28). */
+ * grids.  Any other block goes to the lane sets: one thread on the 2-core VM, products
+ * over 2^+-80 2.6 ns each, over 2^+-900 2.4, of two exponents 2^30 apart 2.5, where 3
+ * slots (which spilled nearly every block) took 12.0, 8.3 and 4.8.  A block in the window is
+ * in the fast range (the window clamped to it), so only the others test it.  gdot of 10^7
+ * random doubles, one thread on the 2-core VM: 4.2-5.8 ms (the slots alone 28). */
 EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, int64_t m)
 {
-    v8d s[3], s1 = {0}, t1 = {0};
-    for (int j = 0; j < 3; j++)
-        s[j] = (v8d){0};
-    const v8i absm = (v8i){0} + INT64_MAX;
+    v8d s1 = {0}, t1 = {0};
     int64_t i = 0, plo = 0, phi = -1;
-    int stop = 0;
+    int stop = 0, nwide = 0;
+    lane_sets c;
+    memset(c, 0, sizeof c);
     while (!stop && i + XL <= m) {
         /* at most WIN_BLOCKS blocks with no call in the loop (as lanes_f's) */
-        v8d w1 = {0}, w2 = {0}, u1 = {0}, u2 = {0}, sv = {0}, se = {0}; /* (sv, se: a spill) */
+        v8d w1 = {0}, w2 = {0}, u1 = {0}, u2 = {0};
         int64_t end = m - i > WIN_BLOCKS * XL ? i + WIN_BLOCKS * XL : m;
         for (; i + XL <= end; i += XL) {
             v8d xv = load_d(x + i), yv = load_d(y + i);
@@ -325,19 +375,17 @@ EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, i
                 stop = 1;
                 break;
             }
-            v8d v = p;
-            EXPAND(s, 3, v)
-            EXPAND(s, 3, e)
-            if (any_set(((v8i)e | (v8i)v) & absm)) {
-                sv = v, se = e, i += XL;
+            lanes_chunk_add(c, p);
+            lanes_chunk_add(c, e);
+            if (++nwide == WIDE_BLOCKS) {
+                i += XL;
                 break;
             }
         }
         spill_lanes(a, w1), spill_lanes(a, w2), spill_lanes(a, u1), spill_lanes(a, u2);
-        spill_lanes(a, sv), spill_lanes(a, se);
+        if (nwide)
+            lanes_fold(a, c), nwide = 0;
     }
-    for (int j = 0; j < 3; j++)
-        spill_lanes(a, s[j]);
     if (i > 0)
         a->not_negzero = 1;
     a->count += i;
