@@ -200,8 +200,7 @@ __global__ void __launch_bounds__(kThreads, kStagedBlocks) columns_staged(Args p
         }
         copy_commit();
     };
-    /* costly last steps: a batch of as many rounds as a group has lanes, carried from tile
-     * to tile (a tile leaves a warp a few rounds: 2 of 64 x 2^21 singles) */
+    /* costly last steps: batches of as many rounds as a group has lanes, over tiles */
     BatchFinish<Op> bf;
     bf.B = p.lanes;
     int64_t step = gridDim.x;
@@ -227,7 +226,7 @@ __global__ void __launch_bounds__(kThreads, kStagedBlocks) columns_staged(Args p
             return warp_reduce(op, acc, L);
         };
         if constexpr (Op::kBatchFinish) {
-            int L = p.lanes, per = 32 / L, sub = (threadIdx.x & 31) / L, sl = threadIdx.x % L;
+            int lane = threadIdx.x & 31, L = p.lanes, per = 32 / L, sub = lane / L, sl = lane % L;
             for (int64_t a = lo + (threadIdx.x >> 5) * per + sub; a - sub < hi;
                  a += (kThreads / 32) * per)
                 bf.add(p, op, a < hi ? a : -1, tile_sum(a, sl, L), sl);
