@@ -50,9 +50,9 @@
 ## for singles (1.1-1.4x), 2^24 to 2^30 elements on an H100; complex ones 2-2.7x
 ## @code{"double"}'s; many short columns 1.9-5x a native call (an H200); garrays on
 ## several GPUs on their devices; rows of garrays are summed on the host; on the CPU
-## engine 0.9-1.3x @code{"double"}'s time on random data, 3x (singles) and 10x (doubles)
-## where the products span most of the exponent range (10^7 elements, 2 cores of an
-## AVX-512 CPU).
+## engine 0.9-1.3x @code{"double"}'s time on random data, 4.4-5x (singles) and 5-5.8x
+## (doubles) where the products span most of the exponent range (10^7 elements, 2 cores
+## of an AVX-512 CPU).
 ## @item "device"
 ## @code{"auto"} (default): garrays on the GPU, host arrays on the CPU engine (copying host
 ## data to a GPU costs more than the CPU engine's whole reduction); without a usable GPU
