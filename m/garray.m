@@ -735,10 +735,12 @@ classdef garray < handle
       m = garray.as ("mean", @gdot, ones (1, 1, x.elclass), x, dim) / size (x, dim);
     endfunction
 
+    ## (a NaN's run goes to Octave's any, as does a complex run holding Inf: the largest
+    ## magnitude of a value half Inf, half NaN is Inf, and any ignores that NaN)
     function tf = any_of (x, dim)
       m = gnorm (x, Inf, dim);
       tf = m > 0;
-      if (any (isnan (m(:))))
+      if (any (isnan (m(:))) || (x.cplx && any (isinf (m(:)))))
         tf = any (gather (x), dim);
       endif
     endfunction

@@ -378,10 +378,11 @@
 %!         calls = {@() gdot (gX, gY, o{:}), @() gdot (gZ, gZ, o{:}), @() gnorm (gX, o{:}), ...
 %!                  @() gnorm (gZ, 1, o{:}), @() gnorm (gX, Inf, o{:}), ...
 %!                  @() gcosine (gX, gY, o{:}), @() gcosine (gZ, gZ, o{:}), ...
-%!                  @() gdot (X, Y, o{:}, "device", "gpu")};
+%!                  @() gdot (X, Y, o{:}, "device", "gpu"), ...
+%!                  @() gcosine (X, Y, o{:}, "device", "gpu")};
 %!         ## bytes of an output's runs (both operands): staged up to 4 KiB, 8 runs a tile
 %!         ## (host operands: as the staging ring's slots allow)
-%!         run = d * sizeof (X(1)) * [2 4 1 2 1 2 4 NaN];
+%!         run = d * sizeof (X(1)) * [2 4 1 2 1 2 4 NaN NaN];
 %!         for c = 1:numel (calls)
 %!           __gpudot__ ("staged", 0);
 %!           want = calls{c} ();
