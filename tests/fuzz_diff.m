@@ -722,8 +722,13 @@ function x = tied_magnitudes (x)
     k = randi (numel (x));
     re = real (x);
     im = imag (x);
-    re(k) = Inf * sign (randn ());
-    im(k) = NaN;
+    if (rand () < 0.5)
+      re(k) = Inf * sign (randn ());
+      im(k) = NaN;
+    else
+      re(k) = NaN;
+      im(k) = Inf * sign (randn ());
+    endif
     x = complex (re, im);
   endif
 endfunction
