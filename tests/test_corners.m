@@ -77,6 +77,12 @@ endfunction
 %! assert (any (garray (M), 3), any (M, 3));
 %! assert (any (garray (single (M))), any (M));
 %! assert (all (garray (complex ([0 1], [1 0]))), true);
+%! ## a complex value half Inf, half NaN is a NaN to any (its magnitude, Inf, is not)
+%! z = complex ([Inf 0 1; NaN 0 0], [NaN 0 0; -Inf 0 0]);
+%! assert (any (garray (z)), [false false true]);
+%! assert (any (garray (z), 2), [true; false]);
+%! assert (any (garray (z), 3), logical ([0 0 1; 0 0 0]));
+%! assert (any (garray (single (z))), [false false true]);
 %! for z = {[], zeros(0, 3), zeros(3, 0), zeros(1, 0), zeros(0, 3, 2)}
 %!   x = z{1};
 %!   assert (any (garray (x)), any (x));
