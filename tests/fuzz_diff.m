@@ -309,6 +309,7 @@ function desc = case_garray ()
         dimargs = {randi(ndims (x) + 2)};
       endif
       desc = sprintf ("%s (garray (%s)%s)", op, describe (x, x), show_args (dimargs));
+      dump (x, [], dimargs);
       got = feval (op, g, dimargs{:});
       want = feval (op, x, dimargs{:});
       if (any (strcmp (op, {"any", "all"})))
@@ -319,6 +320,12 @@ function desc = case_garray ()
         want = feval (op, z, dimargs{:});
         same_exactly (got, want, desc);
       else
+        if (strcmp (op, "mean") && iscomplex (x) && ! all (isfinite (x(:))))
+          ## Octave 11.3's mean of complex values with a NaN or Inf gives 0, as its sum (...,
+          ## "extra") does: the mean is their sum over the count, as Octave 7-10 give it
+          d = ifelse (isempty (dimargs), {find([size(x) 2] != 1, 1)}, dimargs){1};
+          want = sum (x, d) / size (x, d);
+        endif
         same_within (got, want, feval (op, abs_parts (x), dimargs{:}), sum_len (x, dimargs), desc);
       endif
     case {"max", "min"}
