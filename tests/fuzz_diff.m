@@ -323,7 +323,7 @@ function desc = case_garray ()
         if (strcmp (op, "mean") && iscomplex (x) && ! all (isfinite (x(:))))
           ## Octave 11.3's mean of complex values with a NaN or Inf gives 0, as its sum (...,
           ## "extra") does: the mean is their sum over the count, as Octave 7-10 give it
-          d = ifelse (isempty (dimargs), {find([size(x) 2] != 1, 1)}, dimargs){1};
+          d = reduce_dim (size (x), dimargs);
           want = sum (x, d) / size (x, d);
         endif
         same_within (got, want, feval (op, abs_parts (x), dimargs{:}), sum_len (x, dimargs), desc);
