@@ -205,8 +205,8 @@ __global__ void minmax_cols(const T *x, int64_t pre, int64_t n, int64_t post, in
     }
 }
 
-/* pass 2: each run's C candidates in chunk order; the index out is 1-based; host[o]: whether
- * the host decides run o */
+/* pass 2: each run's C candidates in chunk order; the index out is 1-based; host[o] (complex
+ * runs only): whether the host decides run o */
 template <typename T>
 __global__ void minmax_merge(const Cand<T> *pc, int64_t runs, int64_t C, bool cx, bool is_min,
                              T *val, double *idx, unsigned char *host)
@@ -223,7 +223,8 @@ __global__ void minmax_merge(const Cand<T> *pc, int64_t runs, int64_t C, bool cx
             val[o] = best.e.re;
         }
         idx[o] = (double)(best.i + 1);
-        host[o] = cx && undecided(best);
+        if (cx)
+            host[o] = undecided(best);
     }
 }
 
@@ -321,10 +322,10 @@ static gpudot_status minmax(const T *x, int64_t pre, int64_t n, int64_t post, bo
     int64_t C = chunks_of(runs, n, rows), L = (n + C - 1) / C;
     size_t vb = (size_t)runs * (cx ? 2 : 1) * sizeof(T);
     size_t cb = (size_t)runs * C * sizeof(Cand<T>);
-    size_t ob = (size_t)runs * sizeof(double) + vb + (size_t)runs;
+    size_t ob = (size_t)runs * sizeof(double) + vb + (cx ? (size_t)runs : 0);
     void *scratch = nullptr;
-    unsigned char *host = (unsigned char *)malloc((size_t)runs);
-    if (!host)
+    unsigned char *host = cx ? (unsigned char *)malloc((size_t)runs) : nullptr;
+    if (cx && !host)
         return fail(cudaErrorMemoryAllocation, "max/min");
     cudaError_t e = dev_malloc(&scratch, cb + ob + 16);
     if (e != cudaSuccess) {
@@ -334,7 +335,7 @@ static gpudot_status minmax(const T *x, int64_t pre, int64_t n, int64_t post, bo
     Cand<T> *pc = (Cand<T> *)scratch;
     double *idx = (double *)(pc + runs * C);
     T *val = (T *)(idx + runs);
-    unsigned char *dhost = (unsigned char *)(val + runs * (cx ? 2 : 1));
+    unsigned char *dhost = cx ? (unsigned char *)(val + runs * 2) : nullptr;
     if (rows) {
         dim3 grid((unsigned)C, (unsigned)runs);
         minmax_rows<T><<<grid, kThreads>>>(x, n, C, L, cx, is_min, pc);
