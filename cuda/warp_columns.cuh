@@ -35,37 +35,110 @@ __device__ __forceinline__ typename Op::Acc group_sum(const Args &p, const Op &o
     return warp_reduce(op, acc, L);
 }
 
+/* One level of a transposed group sum: lanes sl and sl ^ off hold partial sums of two
+ * rounds, lo and hi; the lane without bit off keeps lo's pair, the other hi's, one shuffle
+ * a field.  Each pair merged lower lane first, as warp_reduce merges it: the same bits. */
+template <class Op>
+__device__ __forceinline__ typename Op::Acc exchange(const Op &op, const typename Op::Acc &lo,
+                                                     const typename Op::Acc &hi, int off,
+                                                     bool upper)
+{
+    using A = typename Op::A;
+    typename Op::Acc first, second;
+    op.init(first);
+    op.init(second);
+    const A *pl = reinterpret_cast<const A *>(&lo), *ph = reinterpret_cast<const A *>(&hi);
+    A *pf = reinterpret_cast<A *>(&first), *ps = reinterpret_cast<A *>(&second);
+#pragma unroll
+    for (int j = 0; j < nfields<Op>(); j++)
+        if (live<Op>(j)) {
+            A recv = __shfl_xor_sync(0xffffffffu, upper ? pl[j] : ph[j], off);
+            pf[j] = upper ? recv : pl[j];
+            ps[j] = upper ? ph[j] : recv;
+        }
+    op.merge(first, second);
+    return first;
+}
+
 /*
  * A warp's sums of outputs whose last step is costly (Op::kBatchFinish: a cosine's square
- * roots and division), carried from round to round (columns_staged: from tile to tile):
- * lane sl of each group of lanes keeps its group's sum of the sl-th round in, and once B
- * rounds are in every lane finishes its own at once, where one lane a group finishing each
- * round left the others idle through that step.  The same sums in the same order: the
- * same bits.
+ * roots and division), carried from round to round (columns_staged: from tile to tile), B
+ * rounds (B: the lanes of a group) finished at once, every lane its own, where one lane a
+ * group finishing each round left the others idle through that step.  The rounds' partial
+ * sums are reduced transposed, as a binary counter: round b's pairs with round b - 1's at
+ * the first level (lanes B/2 apart), and so on: a batch takes B - 1 shuffles of a sum, where
+ * reducing each round and moving it to its lane took B log2 B + B (64 x 2^21 single
+ * cosines, 8 lanes: 24 shuffle instructions a round -> 5.25).  Lane sl ends with round
+ * bit-reverse (sl); the pairs of each round as warp_reduce's tree: the same bits.  Sums of
+ * more fields (compensated) reduce each round and move it to its lane: their levels
+ * spilled (a 96-272 byte stack frame at 128 registers; nvcc -Xptxas -v, sm_90).
  */
 template <class Op> struct BatchFinish {
-    typename Op::Acc mine;
-    int64_t a = -1; /* the output of mine (-1: none) */
-    int b = 0, B;   /* rounds in, and rounds a batch */
-    /* Output o's sum acc, as group_sum gives it (o -1: an empty sum past the outputs) */
+    static constexpr bool kTransposed = live_count<Op>() <= 4;
+    /* level k's pending pair sum (a round of bit k clear); named, not an array, so that
+     * they stay in registers (an array went to a 584-byte stack frame: 2.5x slower) */
+    typename Op::Acc l0, l1, l2, l3, l4;
+    int64_t a = -1;             /* the output this lane finishes (-1: none) */
+    int b = 0, B = 1, bits = 0; /* rounds in, and rounds a batch (2^bits) */
+    __device__ __forceinline__ void set_rounds(int rounds)
+    {
+        B = rounds;
+        bits = 31 - __clz(rounds);
+    }
+    /* Output o's partial sum acc in this lane (sl of its group; o -1: an empty sum) */
     __device__ __forceinline__ void add(const Args &p, const Op &op, int64_t o,
                                         typename Op::Acc acc, int sl)
     {
-        if (B > 1)
-            acc = shfl_from(op, acc, (threadIdx.x & 31) - sl);
-        if (sl == b) {
-            mine = acc;
-            a = o;
+        if constexpr (!kTransposed) {
+            acc = warp_reduce(op, acc, B);
+            if (B > 1)
+                acc = shfl_from(op, acc, (threadIdx.x & 31) - sl);
+            if (sl == b) {
+                l0 = acc;
+                a = o;
+            }
+            if (++b == B)
+                flush(p, op, sl);
+            return;
         }
-        if (++b == B)
-            flush(p, op);
-    }
-    __device__ __forceinline__ void flush(const Args &p, const Op &op)
-    {
+        if ((bits ? (int)(__brev((unsigned)sl) >> (32 - bits)) : 0) == b)
+            a = o;
+        /* level k: keep acc until its pair comes (true), or merge it with the one kept */
+        auto keep = [&](typename Op::Acc &l, int k) {
+            if (k >= bits)
+                return false;
+            if (!((b >> k) & 1)) {
+                l = acc;
+                return true;
+            }
+            int off = B >> (k + 1);
+            acc = exchange(op, l, acc, off, (sl & off) != 0);
+            return false;
+        };
+        if (keep(l0, 0) || keep(l1, 1) || keep(l2, 2) || keep(l3, 3) || keep(l4, 4)) {
+            b++;
+            return;
+        }
         if (a >= 0)
-            finish(op, p, a, mine);
+            finish(op, p, a, acc);
         a = -1;
         b = 0;
+    }
+    /* the rounds in, finished (the batch filled with empty sums) */
+    __device__ __forceinline__ void flush(const Args &p, const Op &op, int sl)
+    {
+        if constexpr (!kTransposed) {
+            if (a >= 0)
+                finish(op, p, a, l0);
+            a = -1;
+            b = 0;
+            return;
+        }
+        while (b) {
+            typename Op::Acc e;
+            op.init(e);
+            add(p, op, -1, e, sl);
+        }
     }
 };
 
@@ -202,7 +275,7 @@ __global__ void __launch_bounds__(kThreads, kStagedBlocks) columns_staged(Args p
     };
     /* costly last steps: batches of as many rounds as a group has lanes, over tiles */
     BatchFinish<Op> bf;
-    bf.B = p.lanes;
+    bf.set_rounds(p.lanes);
     int64_t step = gridDim.x;
     for (int s = 0; s < kStages - 1; s++)
         issue(blockIdx.x + s * step, s);
@@ -213,7 +286,8 @@ __global__ void __launch_bounds__(kThreads, kStagedBlocks) columns_staged(Args p
         __syncthreads();
         const V *sx = buf + s * tile_vecs, *sy = UN ? sx : sx + C * rv;
         int64_t lo = t * C, hi = p.na - lo < C ? p.na : lo + C;
-        auto tile_sum = [&](int64_t a, int sl, int L) {
+        /* output a's partial sum in lane sl of its group of L */
+        auto tile_part = [&](int64_t a, int sl, int L) {
             typename Op::Acc acc;
             op.init(acc);
             if (a < hi) {
@@ -223,21 +297,24 @@ __global__ void __launch_bounds__(kThreads, kStagedBlocks) columns_staged(Args p
                     add_vector(op, acc, va, vb);
                 }
             }
-            return warp_reduce(op, acc, L);
+            return acc;
         };
         if constexpr (Op::kBatchFinish) {
             int lane = threadIdx.x & 31, L = p.lanes, per = 32 / L, sub = lane / L, sl = lane % L;
             for (int64_t a = lo + (threadIdx.x >> 5) * per + sub; a - sub < hi;
                  a += (kThreads / 32) * per)
-                bf.add(p, op, a < hi ? a : -1, tile_sum(a, sl, L), sl);
+                bf.add(p, op, a < hi ? a : -1, tile_part(a, sl, L), sl);
         } else {
-            warp_outputs(p, op, lo, hi, threadIdx.x >> 5, kThreads / 32, 0, tile_sum);
+            warp_outputs(p, op, lo, hi, threadIdx.x >> 5, kThreads / 32, 0,
+                         [&](int64_t a, int sl, int L) {
+                             return warp_reduce(op, tile_part(a, sl, L), L);
+                         });
         }
         __syncthreads(); /* (stage s is copied into again next) */
         s = s + 1 == kStages ? 0 : s + 1;
     }
     if constexpr (Op::kBatchFinish)
-        bf.flush(p, op);
+        bf.flush(p, op, (threadIdx.x & 31) % p.lanes);
 }
 
 /* s + a b, the product rounded on its own (gpudot_math.h's GD_MUL); EXACT (products of
