@@ -336,8 +336,9 @@ template <bool EXACT> __device__ __forceinline__ float add_mul(float s, float a,
  * block); a warp a column then pays its dot product (and its own squares), one conversion
  * an element where columns_warp paid two (cosines: 768 x 10^6 singles on an H100 1.54 ms
  * against gdot's 1.02; then 1.04 against gdot's 1.18 in one ncu run).  The loads of a lane
- * a constant 32 elements apart, four in flight, as search.cu's search_few (a stride of a
- * run-time group width, rounds finished a lane each: 1.67 ms).  The Op's last step (FAST
+ * a constant 32 elements apart (a stride of a run-time group width, rounds finished a lane
+ * each: 1.67 ms), eight in flight: four left the H200's memory idle, 757 -> 705 us against
+ * a read ceiling of 694 (gdot 762 -> 717; kernel_bench, two rounds each way).  The Op's last step (FAST
  * sums: a NaN where they could not vouch for a result).  Runs of at most kQueryMax.
  */
 template <class Op> __global__ void __launch_bounds__(kThreads) columns_query(Args p, Op op)
@@ -364,7 +365,7 @@ template <class Op> __global__ void __launch_bounds__(kThreads) columns_query(Ar
     for (int64_t a = warp; a < p.na; a += nwarps) {
         const T *col = M + a * p.nk;
         A dot = 0, ss = 0;
-#pragma unroll 4
+#pragma unroll 8
         for (int64_t k = lane; k < p.nk; k += 32) {
             A x = (A)col[k];
             dot = add_mul<EX>(dot, qs[k], x);
