@@ -39,9 +39,8 @@ __device__ __forceinline__ typename Op::Acc group_sum(const Args &p, const Op &o
  * rounds, lo and hi; the lane without bit off keeps lo's pair, the other hi's, one shuffle
  * a field.  Each pair merged lower lane first, as warp_reduce merges it: the same bits. */
 template <class Op>
-__device__ __forceinline__ typename Op::Acc exchange(const Op &op, const typename Op::Acc &lo,
-                                                     const typename Op::Acc &hi, int off,
-                                                     bool upper)
+__device__ __forceinline__ typename Op::Acc
+exchange(const Op &op, const typename Op::Acc &lo, const typename Op::Acc &hi, int off, bool upper)
 {
     using A = typename Op::A;
     typename Op::Acc first, second;
@@ -305,10 +304,9 @@ __global__ void __launch_bounds__(kThreads, kStagedBlocks) columns_staged(Args p
                  a += (kThreads / 32) * per)
                 bf.add(p, op, a < hi ? a : -1, tile_part(a, sl, L), sl);
         } else {
-            warp_outputs(p, op, lo, hi, threadIdx.x >> 5, kThreads / 32, 0,
-                         [&](int64_t a, int sl, int L) {
-                             return warp_reduce(op, tile_part(a, sl, L), L);
-                         });
+            warp_outputs(
+                p, op, lo, hi, threadIdx.x >> 5, kThreads / 32, 0,
+                [&](int64_t a, int sl, int L) { return warp_reduce(op, tile_part(a, sl, L), L); });
         }
         __syncthreads(); /* (stage s is copied into again next) */
         s = s + 1 == kStages ? 0 : s + 1;
@@ -338,8 +336,9 @@ template <bool EXACT> __device__ __forceinline__ float add_mul(float s, float a,
  * against gdot's 1.02; then 1.04 against gdot's 1.18 in one ncu run).  The loads of a lane
  * a constant 32 elements apart (a stride of a run-time group width, rounds finished a lane
  * each: 1.67 ms), eight in flight: four left the H200's memory idle, 757 -> 705 us against
- * a read ceiling of 694 (gdot 762 -> 717; kernel_bench, two rounds each way).  The Op's last step (FAST
- * sums: a NaN where they could not vouch for a result).  Runs of at most kQueryMax.
+ * a read ceiling of 694 (gdot 762 -> 717; kernel_bench, two rounds each way).  The Op's
+ * last step (FAST sums: a NaN where they could not vouch for a result).  Runs of at most
+ * kQueryMax.
  */
 template <class Op> __global__ void __launch_bounds__(kThreads) columns_query(Args p, Op op)
 {
