@@ -347,9 +347,9 @@ classdef garray < handle
     function n = norm (x, p = 2, opt = "")
       if (! isempty (opt))
         if (any (strcmpi (opt, {"rows"})))
-          n = garray.as ("norm", @gnorm, x, p, 2);
+          n = garray.nan_parts (garray.as ("norm", @gnorm, x, p, 2), x, p, {2});
         elseif (any (strcmpi (opt, {"columns", "cols"})))
-          n = garray.as ("norm", @gnorm, x, p, 1);
+          n = garray.nan_parts (garray.as ("norm", @gnorm, x, p, 1), x, p, {1});
         else
           error ("gpudot:badOption", "norm: OPT must be \"rows\", \"columns\" or \"cols\"");
         endif
@@ -364,7 +364,7 @@ classdef garray < handle
         if (isempty (n))
           n = zeros (1, 1, x.elclass);
         endif
-        n = n(1);
+        n = garray.nan_parts (n(1), x, p, {});
       elseif (isnumeric (p) && isscalar (p) && p == 1)
         n = garray.max_nan (gnorm (x, 1, 1));
       elseif ((isnumeric (p) && isscalar (p) && p == Inf) || (ischar (p) && strcmpi (p, "inf")))
@@ -724,6 +724,22 @@ classdef garray < handle
     endfunction
 
     ## the largest of the sums s, NaN where one is (norm's rule: max alone skips NaN)
+    ## Octave's norm takes a complex element with a NaN part for a NaN at p = Inf and -Inf,
+    ## where gnorm takes its modulus (abs: Inf), as vecnorm does: NaN where the 2-norm is,
+    ## which is NaN for such an element (and for a NaN, whose norms are NaN already)
+    function n = nan_parts (n, x, p, dimargs)
+      if (! x.cplx)
+        return;
+      elseif (ischar (p))
+        p = find (strcmpi (p, {"inf", "-inf"}));
+        p = [Inf, -Inf](p);
+      endif
+      ## (p = Inf: such an element makes its norm Inf, so only an Inf needs the check)
+      if (isnumeric (p) && isscalar (p) && (p == -Inf || (p == Inf && any (isinf (n(:))))))
+        n(isnan (gnorm (x, 2, dimargs{:}))) = NaN;
+      endif
+    endfunction
+
     function n = max_nan (s)
       n = max (s(:));
       if (any (isnan (s(:))))

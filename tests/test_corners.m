@@ -83,6 +83,21 @@ endfunction
 %! assert (any (garray (z), 2), [true; false]);
 %! assert (any (garray (z), 3), logical ([0 0 1; 0 0 0]));
 %! assert (any (garray (single (z))), [false false true]);
+%! ## and a NaN to norm at p = Inf and -Inf (vecnorm and gnorm: its magnitude, Inf)
+%! for c = {@double, @single}
+%!   w = c{1} (complex ([1 Inf 2], [0 NaN 0]));
+%!   for p = {Inf, -Inf, "inf", "-inf", 1, 2}
+%!     assert (norm (garray (w), p{1}), norm (w, p{1}));
+%!     assert (norm (garray (w.'), p{1}), norm (w.', p{1}));
+%!   endfor
+%!   assert (vecnorm (garray (w), Inf), vecnorm (w, Inf));
+%!   assert (gnorm (w, Inf), c{1} (Inf));
+%!   W = c{1} ([z; 1 2 3]);
+%!   for o = {"rows", "columns"}
+%!     assert (norm (garray (W), Inf, o{1}), norm (W, Inf, o{1}));
+%!     assert (norm (garray (W), -Inf, o{1}), norm (W, -Inf, o{1}));
+%!   endfor
+%! endfor
 %! for z = {[], zeros(0, 3), zeros(3, 0), zeros(1, 0), zeros(0, 3, 2)}
 %!   x = z{1};
 %!   assert (any (garray (x)), any (x));
