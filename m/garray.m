@@ -342,6 +342,9 @@ classdef garray < handle
         error ("gpudot:badOption", "vecnorm: P must be positive real scalar or Inf");
       endif
       n = garray.as ("vecnorm", @gnorm, x, p, varargin{:});
+      if (garray.vecnorm_nan ())
+        n = garray.nan_parts (n, x, p, varargin);
+      endif
     endfunction
 
     function n = norm (x, p = 2, opt = "")
@@ -738,6 +741,16 @@ classdef garray < handle
       if (isnumeric (p) && isscalar (p) && (p == -Inf || (p == Inf && any (isinf (n(:))))))
         n(isnan (gnorm (x, 2, dimargs{:}))) = NaN;
       endif
+    endfunction
+
+    ## whether this Octave's vecnorm takes such an element for a NaN too (Octave 11; 7 to
+    ## 10 take its modulus)
+    function tf = vecnorm_nan ()
+      persistent nan_p;
+      if (isempty (nan_p))
+        nan_p = isnan (vecnorm (complex (Inf, NaN), Inf));
+      endif
+      tf = nan_p;
     endfunction
 
     function n = max_nan (s)
