@@ -743,8 +743,8 @@ classdef garray < handle
       endif
     endfunction
 
-    ## whether this Octave's vecnorm takes such an element for a NaN too (Octave 11; 7 to
-    ## 10 take its modulus)
+    ## whether this Octave's vecnorm takes such an element for a NaN too (11.3 does; 7.3 and
+    ## 9.4 take its modulus)
     function tf = vecnorm_nan ()
       persistent nan_p;
       if (isempty (nan_p))

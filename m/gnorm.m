@@ -40,8 +40,9 @@
 ##
 ## Complex elements contribute their modulus.  Single in, single out.  NaN propagates;
 ## Inf gives Inf (for @var{p} > 0).  An element half Inf, half NaN counts by its modulus,
-## Inf, at @var{p} = Inf and -Inf; Octave's @code{norm} (and @code{vecnorm} from Octave
-## 11) gives NaN there, and so do they for a garray.  Sparse inputs are reduced from their nonzeros.
+## Inf, at @var{p} = Inf and -Inf; Octave's @code{norm} (and @code{vecnorm} in Octave
+## 11.3) gives NaN there, and so do they for a garray.  Sparse inputs are reduced from
+## their nonzeros.
 ##
 ## Options @code{"accum"} and @code{"device"} as for @code{gdot}: @code{"double"}
 ## (default) accumulates in double, @code{"native"} in the input precision,

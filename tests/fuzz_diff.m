@@ -444,7 +444,7 @@ function desc = case_garray ()
           if (iscomplex (x) && any (strcmpi (num2str (pp), {"inf", "-inf"}))
               && isnan (feval (op, complex (Inf, NaN), pp)))
             ## this release's function takes an element with a NaN part for a NaN at p =
-            ## Inf and -Inf (norm; vecnorm from Octave 11), not by its modulus (gnorm's)
+            ## Inf and -Inf (norm; vecnorm in Octave 11.3), not by its modulus (gnorm's)
             x(isnan (x)) = NaN;
           endif
           if (strcmp (op, "norm"))
