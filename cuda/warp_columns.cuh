@@ -149,10 +149,10 @@ template <class Op> struct BatchFinish {
  * then finish them all at once, where one lane a group finishing each round left the others
  * idle through that step.  The same sums in the same order: the same bits.  (Dots and norms
  * keep the plain loop: the batched one cost them registers, 64 -> 80 and a spill for the
- * single dot in double.)  BatchFinish does the same for rounds that are not adjacent
- * (columns_staged's tiles); here each lane's output follows from its round, which kept
- * registers down (a carried index: the query cosine's spill 20 -> 76 bytes; nvcc -Xptxas
- * -v, sm_90).
+ * single dot in double.)  BatchFinish finishes batches of rounds that are not adjacent
+ * (columns_staged's tiles), reduced transposed; here each lane's output follows from its
+ * round, which kept registers down (a carried index: the query cosine's spill 20 -> 76
+ * bytes; nvcc -Xptxas -v, sm_90).
  */
 template <class Op, class Sum>
 __device__ __forceinline__ void warp_outputs(const Args &p, const Op &op, int64_t lo, int64_t hi,

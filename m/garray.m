@@ -726,10 +726,10 @@ classdef garray < handle
       endif
     endfunction
 
-    ## the largest of the sums s, NaN where one is (norm's rule: max alone skips NaN)
     ## Octave's norm takes a complex element with a NaN part for a NaN at p = Inf and -Inf,
-    ## where gnorm takes its modulus (abs: Inf), as vecnorm does: NaN where the 2-norm is,
-    ## which is NaN for such an element (and for a NaN, whose norms are NaN already)
+    ## where gnorm takes its modulus (abs: Inf), as Octave 7.3's vecnorm does: NaN where the
+    ## 2-norm is, which is NaN for such an element (and for a NaN, whose norms are NaN
+    ## already)
     function n = nan_parts (n, x, p, dimargs)
       if (! x.cplx)
         return;
@@ -753,6 +753,7 @@ classdef garray < handle
       tf = nan_p;
     endfunction
 
+    ## the largest of the sums s, NaN where one is (norm's rule: max alone skips NaN)
     function n = max_nan (s)
       n = max (s(:));
       if (any (isnan (s(:))))

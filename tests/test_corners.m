@@ -83,7 +83,8 @@ endfunction
 %! assert (any (garray (z), 2), [true; false]);
 %! assert (any (garray (z), 3), logical ([0 0 1; 0 0 0]));
 %! assert (any (garray (single (z))), [false false true]);
-%! ## and a NaN to norm at p = Inf and -Inf (vecnorm and gnorm: its magnitude, Inf)
+%! ## and a NaN to norm at p = Inf and -Inf (gnorm: its magnitude, Inf; vecnorm: as this
+%! ## release's)
 %! for c = {@double, @single}
 %!   w = c{1} (complex ([1 Inf 2], [0 NaN 0]));
 %!   for p = {Inf, -Inf, "inf", "-inf", 1, 2}
