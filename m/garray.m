@@ -43,7 +43,10 @@
 ## @code{"fro"}, 1 and Inf of a matrix), @code{vecnorm}, @code{sum}, @code{mean},
 ## @code{any} and @code{all} run on the device when given garrays, with Octave's results
 ## and errors (@code{any} ignores NaN, @code{all} counts it as nonzero; an empty garray
-## gives what Octave gives for an empty array); @code{isequaln} compares contents.
+## gives what Octave gives for an empty array), but for one rule: a matrix's 1- or
+## Inf-norm is NaN where any column's (row's) sum is NaN, where Octave 7 to 11 give NaN
+## only for the first and skip later ones (@code{norm ([1 NaN; 1 1], 1)} is 2 there);
+## @code{isequaln} compares contents.
 ## @code{max} and @code{min} (@code{[m, i] = max (g, [], dim)}) run on the device by
 ## Octave's rules (NaN skipped unless alone, ties to the lowest index, complex values by
 ## magnitude, then argument).  @code{[b, i] = maxk (g, k, dim)} and @code{mink} give the
@@ -753,7 +756,8 @@ classdef garray < handle
       tf = nan_p;
     endfunction
 
-    ## the largest of the sums s, NaN where one is (norm's rule: max alone skips NaN)
+    ## the largest of the sums s, NaN where one is: a NaN anywhere makes the norm NaN
+    ## (Octave's norm keeps a NaN only in the first sum; max alone skips every NaN)
     function n = max_nan (s)
       n = max (s(:));
       if (any (isnan (s(:))))
