@@ -176,6 +176,15 @@ check-dist: dist
 	  $(OCTAVE) $(OCTFLAGS) tests/pkg_install_check.m
 	GPUDOT_PKG_PREFIX=$(CURDIR)/$(BUILD)/pkgroot $(OCTAVE) $(OCTFLAGS) tests/run_tests.m
 
+# The fuzzer against the package check-dist installed (run after it): on another Octave
+# release (check-distro) it holds gpudot to that release's own functions, whose corners
+# differ (vecnorm at Inf, the mean of complex NaN and Inf).
+FUZZ_DIST_CASES ?= 20000
+fuzz-dist:
+	GPUDOT_FUZZ_CASES=$(FUZZ_DIST_CASES) GPUDOT_FUZZ_SEED=$(FUZZ_SEED) \
+	  GPUDOT_PKG_PREFIX=$(CURDIR)/$(BUILD)/pkgroot \
+	  tests/run_jobs.sh $(FUZZ_JOBS) $(OCTAVE) $(OCTFLAGS) tests/run_fuzz.m
+
 # Every C, C++ and CUDA source as clang-format writes it; `clang-format -i FILE` mends one.
 CLANG_FORMAT ?= clang-format
 format-check:
@@ -199,4 +208,4 @@ clean:
 	rm -rf $(BUILD) $(NAME)-*.tar.gz
 
 FORCE:
-.PHONY: all deps plot-deps check check-valgrind check-pool soak fuzz check-sanitize check-big demo bench dist check-dist check-distro format-check clean FORCE
+.PHONY: all deps plot-deps check check-valgrind check-pool soak fuzz check-sanitize check-big demo bench dist check-dist fuzz-dist check-distro format-check clean FORCE

@@ -43,7 +43,9 @@
 ## @code{"fro"}, 1 and Inf of a matrix), @code{vecnorm}, @code{sum}, @code{mean},
 ## @code{any} and @code{all} run on the device when given garrays, with Octave's results
 ## and errors (@code{any} ignores NaN, @code{all} counts it as nonzero; an empty garray
-## gives what Octave gives for an empty array), but for one rule: a matrix's 1- or
+## gives what Octave gives for an empty array; @code{mean} sums singles in double, as
+## Octave 9 and later do, so it overflows only where the mean does), but for one rule: a
+## matrix's 1- or
 ## Inf-norm is NaN where any column's (row's) sum is NaN, where Octave 7 to 11 give NaN
 ## only for the first and skip later ones (@code{norm ([1 NaN; 1 1], 1)} is 2 there);
 ## @code{isequaln} compares contents.
@@ -765,8 +767,26 @@ classdef garray < handle
       endif
     endfunction
 
+    ## the sums are in double, rounded to the class; a sum of singles can pass realmax where
+    ## its mean does not: those parts again from the sums times 2^-s (exact in the double
+    ## sum; the scaled sum then fits), so that the mean of singles overflows only where it
+    ## is infinite, as Octave 9's mean (a double sum) gives it
     function m = mean_of (x, dim)
-      m = garray.as ("mean", @gdot, ones (1, 1, x.elclass), x, dim) / size (x, dim);
+      n = size (x, dim);
+      m = garray.as ("mean", @gdot, ones (1, 1, x.elclass), x, dim) / n;
+      if (strcmp (x.elclass, "single") && any (isinf (m(:))))
+        s = max (0, ceil (log2 (n)));
+        t = double (garray.as ("mean", @gdot, single (2^-s), x, dim)) * (2^s / n);
+        re = isinf (real (m));
+        im = isinf (imag (m));
+        if (x.cplx)
+          m = complex (real (m), imag (m));
+          m(re) = complex (real (t(re)), imag (m(re)));
+          m(im) = complex (real (m(im)), imag (t(im)));
+        else
+          m(re) = t(re);
+        endif
+      endif
     endfunction
 
     ## (a NaN's run goes to Octave's any, as does a complex run holding Inf: the largest

@@ -37,12 +37,29 @@ function f = free_gib ()
   f = i.memory_free / 2^30;
 endfunction
 
+## the first k positions of the value v in x: x holds copies of the block xb (p elements)
+## up to n - 3, then tail
+function pos = positions (xb, p, n, tail, v, k)
+  at = find (xb == v);
+  pos = [];
+  for b = 0:ceil ((n - 3) / p) - 1
+    if (numel (pos) >= k)
+      break;
+    endif
+    c = at + b * p;
+    pos = [pos; c(c <= n - 3)];
+  endfor
+  t = n - 3 + find (tail == v);
+  pos = [pos; t];
+  pos = pos(1:min (k, end));
+endfunction
+
 global passed failed
 passed = failed = 0;
 here = fileparts (mfilename ("fullpath"));
 addpath (here);
 gpudot_test_paths ();
-ncases = 12;
+ncases = 33;
 if (! gpudot_gpu_available ())
   printf ("no usable GPU: big sizes skipped\n");
   printf ("0 passed, 0 failed, %d skipped\n", ncases);
@@ -105,6 +122,61 @@ check ("gnorm garray 2^32+3", gnorm (gx), sqrt (sxx), 1e-6);
 check ("gcosine garray 2^32+3", gcosine (gx, gy), sxy / sqrt (sxx * syy), 1e-5);
 ok ("gather garray 2^32+3 bit for bit", isequal (gather (gx), x), "");
 
+## indices past 2^31 and 2^32 (where an int32 or a uint32 wraps): max, min, maxk, mink,
+## sum, mean, any, all, the exact sum (the same bits on both engines) and indexing
+[m, i] = max (gx);
+ok ("max garray 2^32+3: the last element", m == 3000 && i == n, sprintf ("(%g at %d)", m, i));
+v1 = min (xb);
+[m, i] = min (gx);
+ok ("min garray 2^32+3", m == v1 && i == positions (xb, p, n, tail, v1, 1),
+    sprintf ("(%g at %d)", m, i));
+[b, i] = maxk (gx, 5);
+vm = max (xb);
+ok ("maxk garray 2^32+3, ties to the lowest index",
+    isequal (b, single ([3000; 2000; 1000; vm; vm]))
+    && isequal (i, [n; n - 1; n - 2; positions(xb, p, n, tail, vm, 2)]), mat2str (i'));
+w1 = positions (xb, p, n, tail, v1, 4);    # (4 at 2^32 + 3: 63 whole blocks)
+[b, i] = mink (gx, numel (w1));
+ok ("mink garray 2^32+3, ties to the lowest index",
+    isequal (b, repmat (v1, numel (w1), 1)) && isequal (i, w1), mat2str (i'));
+check ("sum garray 2^32+3", sum (gx), sx1, 1e-6);
+check ("mean garray 2^32+3", mean (gx), sx1 / n, 1e-6);
+ok ("any and all garray 2^32+3",
+    any (gx) && all (gx) == (all (xb(1:min (p, n - 3))) && all (tail)), "");
+t0 = tic ();  e = gdot (gx, gy, "accum", "exact");  t = toc (t0);
+check (sprintf ("gdot garray 2^32+3, exact (%.3f s)", t), e, sxy, 1e-6);
+t0 = tic ();  ec = gdot (x, y, "accum", "exact", "device", "cpu");  t = toc (t0);
+ok (sprintf ("gdot 2^32+3 exact: the same bits on the CPU engine (%.2f s)", t),
+    isequal (typecast (e, "uint32"), typecast (ec, "uint32")), sprintf ("(%.9g, %.9g)", e, ec));
+check ("gnorm garray 2^32+3, exact", gnorm (gx, 2, "accum", "exact"), sqrt (sxx), 1e-6);
+sub = [n, n - 3, 2^32 + 1, 2^31 + 3, 2^31, 1];
+sub = sub(sub <= n);
+ok ("garray 2^32+3 indexed past 2^31 and 2^32",
+    isequal (gather (gx(sub)), x(sub)) && isequal (gather (gx(end-4:end)), x(end-4:end))
+    && gather (gx(end)) == 3000, "");
+
+## a value planted past 2^31 and its tie past 2^32, and the smallest value past 2^32
+hi = min (2^31 + 5, floor (n / 2));
+hi2 = max (hi + 1, n - 8);
+lo = n - 5;
+keep = x([hi hi2 lo]);
+x([hi hi2 lo]) = [4000 4000 -1];
+gz = garray (x);
+x([hi hi2 lo]) = keep;
+[m, i] = max (gz);
+ok ("max garray 2^32+3: a value past 2^31, its tie later", m == 4000 && i == hi,
+    sprintf ("(%g at %d)", m, i));
+[m, i] = min (gz);
+ok ("min garray 2^32+3: a value past 2^32", m == -1 && i == lo, sprintf ("(%g at %d)", m, i));
+[b, i] = maxk (gz, 3);
+ok ("maxk garray 2^32+3: a tie past 2^31 and 2^32",
+    isequal (b, single ([4000; 4000; 3000])) && isequal (i, [hi; hi2; n]), mat2str (i'));
+[b, i] = mink (gz, 2);
+ok ("mink garray 2^32+3: past 2^32, then the block's smallest",
+    isequal (b, single ([-1; v1])) && isequal (i, [lo; positions(xb, p, n, tail, v1, 1)]),
+    mat2str (i'));
+clear gz
+
 ## fill the device with garrays until a host vector no longer fits beside them
 more = {};
 while (free_gib () * 2^30 >= bx + 2^30)
@@ -130,8 +202,45 @@ catch err
       sprintf ("[%s] %s", err.identifier, err.message));
 end_try_catch
 
+clear gx gy more g y
+
+## a matrix of more than 2^31 columns (2 x (2^31 + 1) singles): gsearch on both engines,
+## max and min along rows; two equal columns near the end (elements past 2^32) planted as
+## the best match
+Dh = reshape (x(1:end-1), 2, []);
+nc = columns (Dh);
+c1 = nc - min (1000, floor (nc / 2));
+c2 = c1 + floor ((nc - c1) / 2);
+Dh(:, [c1 c2]) = [1 1; -1 -1];
+D = garray (Dh);
+q = single ([1; -1]);
+for dev = {"gpu", "cpu"}
+  t0 = tic ();
+  if (strcmp (dev{1}, "gpu"))
+    [S, I] = gsearch (q, D, 2);
+  else
+    [S, I] = gsearch (q, Dh, 2);
+  endif
+  t = toc (t0);
+  ok (sprintf ("gsearch 2 x %d, %s: two equal columns, elements past 2^32 (%.2f s)", nc, dev{1}, t),
+      isequal (I, [c1; c2]) && all (abs (S - 1) < 1e-6), sprintf ("(%s)", mat2str (I')));
+endfor
+[S, I] = gsearch (single ([0; 1]), D, 1, "metric", "dot");
+ok ("gsearch 2 x 2^31+1, dot: the last column", I == nc && S == 2000, sprintf ("(%d)", I));
+[wm, wi] = max (Dh, [], 2);
+[m, i] = max (D, [], 2);
+ok ("max garray 2 x 2^31+1 along rows", isequal (m, wm) && isequal (i, wi), mat2str (i'));
+[wm, wi] = min (Dh, [], 2);
+[m, i] = min (D, [], 2);
+ok ("min garray 2 x 2^31+1 along rows", isequal (m, wm) && isequal (i, wi) && i(2) == c1,
+    mat2str (i'));
+[b, i] = maxk (D, 2, 2);
+ok ("maxk garray 2 x 2^31+1 along rows: the last column, then the first planted",
+    isequal (b(:, 1), single ([1000; 2000])) && isequal (i(:, 1), [nc; nc])
+    && b(1, 2) == 1 && i(1, 2) == c1, mat2str (i));
+clear D Dh
+
 ## everything freed: the device's memory is back
-clear gx gy more g
 __gpudot__ ("release");
 f1 = free_gib ();
 ok ("device memory back after freeing", abs (f1 - free0) < 0.0625,

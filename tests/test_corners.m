@@ -111,6 +111,18 @@ endfunction
 %! assert (mean (garray ([1 2; 3 5])), [2 3.5]);
 %! assert (mean (garray (single ([1 2; 3 5])), 2), single ([1.5; 4]));
 %! assert (class (any (garray ([1 2]))), "logical");
+%!test
+%! ## the mean of singles whose sum passes realmax: finite, as the mean in double (Octave
+%! ## 9 and later; 7 and 8 sum in single and give -Inf); a true Inf or NaN stays
+%! x = single ([-3e38; -3e38; -3e38; 1]);
+%! assert (mean (garray (x)), single (-2.25e38));
+%! x = single ([3e38 3e38 -Inf; 3e38 3e38 1; NaN 3e38 3e38]);
+%! assert (mean (garray (x), 2), single ([-Inf; 2e38; NaN]));
+%! assert (mean (garray (x)), single ([NaN 3e38 -Inf]), -2^-23);
+%! c = complex (single ([3e38 3e38 1]), single ([1e-40 2 3e38]));
+%! assert (mean (garray (c)), single (mean (double (c))), -2^-23);
+%! assert (mean (garray ([c; c]), 2), single (mean (double ([c; c]), 2)), -2^-23);
+%! assert (mean (garray (single ([3e38 3e38]))), single (3e38), -2^-23);
 
 ## isequaln on garrays
 %!assert (isequaln (garray ([NaN 1]), [NaN 1]))
