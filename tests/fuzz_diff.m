@@ -321,213 +321,19 @@ function desc = case_garray ()
   desc = sprintf ("%s of %s (%s)", op, gn, describe (x, x));
   switch (op)
     case {"sum", "mean", "any", "all"}
-      dimargs = {};
-      if (rand () < 0.5)
-        dimargs = {randi(ndims (x) + 2)};
-      endif
-      desc = sprintf ("%s (%s (%s)%s)", op, gn, describe (x, x), show_args (dimargs));
-      dump (x, [], dimargs);
-      got = feval (op, g, dimargs{:});
-      want = feval (op, x, dimargs{:});
-      if (any (strcmp (op, {"any", "all"})))
-        ## any ignores NaN and all counts it as true, as Octave's any and all do along the
-        ## first two dimensions (Octave 7-11's all along the third treats NaN as false)
-        z = x;
-        z(isnan (z)) = ifelse (strcmp (op, "any"), 0, 1);
-        want = feval (op, z, dimargs{:});
-        same_exactly (got, want, desc);
-      else
-        if (strcmp (op, "mean") && ! isempty (x)
-            && (isa (x, "single") || (iscomplex (x) && ! all (isfinite (x(:))))))
-          ## the mean is the sum in double over the count, rounded once: Octave 9 and later
-          ## sum singles in double (7 and 8 in single: Inf where the mean is finite), and
-          ## Octave 11.3's mean of complex values with a NaN or Inf gives 0, as its sum (...,
-          ## "extra") does, where 7-10 give the sum over the count
-          d = reduce_dim (size (x), dimargs);
-          want = cast (sum (double (x), d) / size (x, d), class (x));
-        endif
-        same_within (got, want, feval (op, abs_parts (x), dimargs{:}), sum_len (x, dimargs), desc);
-      endif
+      desc = garray_reduce (op, g, x, q, gn);
     case {"max", "min"}
-      args = {};
-      if (rand () < 0.5)
-        args = {[], randi(ndims (x) + 2)};
-      endif
-      desc = sprintf ("[m, i] = %s (%s (%s)%s)", op, gn, describe (x, x), show_args (args));
-      dump (x, [], args);
-      [gm, gi] = feval (op, g, args{:});
-      [wm, wi] = feval (op, x, args{:});
-      same_exactly (gm, wm, desc);
-      same_exactly (gi, wi, desc);
+      desc = garray_extreme (op, g, x, gn);
     case {"maxk", "mink"}
-      k = randi ([0, max(3, numel (x) + 2)]);
-      if (rand () < 0.3)
-        k = randi ([0 300]);
-      endif
-      args = {k};
-      dim = find (size (x) != 1, 1);
-      if (isempty (dim))
-        dim = 1;
-      endif
-      if (rand () < 0.5)
-        dim = randi (ndims (x) + 2);
-        args{2} = dim;
-      endif
-      desc = sprintf ("[b, i] = %s (%s (%s)%s)", op, gn, describe (x, x), show_args (args));
-      [gb, gi] = feval (op, g, args{:});
-      [wb, wi] = ref_topk (x, k, dim, strcmp (op, "mink"));
-      same_exactly (gb, wb, desc);
-      same_exactly (gi, wi, desc);
+      desc = garray_topk (op, g, x, gn);
     case "dot"
-      y = partner (x);
-      if (! (isnumeric (y) || islogical (y) || ischar (y)))
-        y = randn (size (x));
-      elseif (! isfloat (y) || issparse (y))
-        y = double (full (y));
-      endif
-      y = cast (y, class (x));
-      dimargs = {};
-      if (rand () < 0.3)
-        dimargs = {randi(ndims (x) + 1)};
-      endif
-      desc = sprintf ("dot (%s (%s), %s%s)", gn, describe (x, x), describe (y, y), show_args (dimargs));
-      ok_ref = true;
-      try
-        want = dot (x, y, dimargs{:});
-      catch
-        ok_ref = false;
-      end_try_catch
-      if (ok_ref)
-        dump (x, y, dimargs);
-        got = dot (g, y, dimargs{:});
-        try
-          check_dot (x, y, dimargs, "double", "auto", false, got);
-        catch err
-          error ("%s: %s", desc, err.message);
-        end_try_catch
-      endif
+      desc = garray_dot (g, x, gn);
     case {"norm", "vecnorm"}
-      odd = ! isempty (x) && rand () < 0.15;
-      if (odd)
-        ## a value half Inf, half NaN: its modulus is Inf, Octave's norm takes it for a NaN
-        ## at p = Inf and -Inf
-        x(randi (numel (x))) = complex (cast ([Inf -Inf NaN](randi (3)), class (x)), NaN);
-        if (rand () < 0.5)
-          x = complex (imag (x), real (x));
-        endif
-        g = make_garray (x, q);
-      endif
-      [p, p_ok] = random_p ();
-      if (odd && rand () < 0.5)
-        p = {Inf, -Inf, "inf", "-inf"}{randi(4)};
-        p_ok = true;
-      endif
-      if (strcmp (op, "norm") && ndims (x) == 2 && p_ok && rand () < 0.3)
-        norm_opt (g, x, p);
-        return;
-      endif
-      dimargs = {};
-      if (strcmp (op, "vecnorm") && rand () < 0.5)
-        dimargs = {randi(ndims (x) + 1)};
-      endif
-      desc = sprintf ("%s (%s (%s), %s%s)", op, gn, describe (x, x), show (p), show_args (dimargs));
-      try
-        got = feval (op, g, p, dimargs{:});
-        ok_got = true;
-      catch err
-        ok_got = false;
-        if (! (strncmp (err.identifier, "gpudot:", 7)))
-          error ("%s: unexpected error [%s] %s", desc, err.identifier, err.message);
-        endif
-      end_try_catch
-      ## refused: where Octave answers, only the matrix norms that need singular values or
-      ## Higham's iteration (gatherFirst: Octave's own answer is not needed, and it took
-      ## 100-300 s for a 64 x 4100 matrix and p = 671), and a P that is not one (Octave
-      ## checks none for an empty array)
-      ok_ref = ok_got || ! strcmp (err.identifier, "gpudot:gatherFirst");
-      if (ok_ref)
-        try
-          want = feval (op, double (x), p, dimargs{:});
-        catch
-          ok_ref = false;
-        end_try_catch
-      endif
-      if (! ok_got && sharded_refusal (err))
-        return;
-      endif
-      if (! ok_got && ok_ref && p_ok)   # (ok_ref: a refusal other than gatherFirst)
-        error ("%s: refused [%s] %s where Octave answers", desc, err.identifier, err.message);
-      endif
-      if (ok_got && ok_ref && p_ok)
-        pp = p;
-        if (ischar (pp))
-          pp = lower (pp);
-        endif
-        if (strcmp (op, "vecnorm") || isvector (x) || isempty (x) || strcmp (pp, "fro"))
-          if (iscomplex (x) && any (strcmpi (num2str (pp), {"inf", "-inf"}))
-              && isnan (feval (op, complex (Inf, NaN), pp)))
-            ## this release's function takes an element with a NaN part for a NaN at p =
-            ## Inf and -Inf (norm; vecnorm in Octave 11.3), not by its modulus (gnorm's)
-            x(isnan (x)) = NaN;
-          endif
-          if (strcmp (op, "norm"))
-            xr = x(:);
-            assert (isscalar (got), "%s: not a scalar", desc);
-            if (isempty (x))
-              same_exactly (got, cast (want, class (x)), desc);
-              return;
-            endif
-            check_norm (xr, pp, {}, "double", "auto", got);
-          else
-            check_norm (x, pp, dimargs, "double", "auto", got);
-          endif
-        else                        # the matrix 1- and Inf-norms: a max over column sums
-          if (any (isnan (x(:))))   # NaN where a sum is (Octave 7-11: where the first sum
-            ## is; its sums of complex values half Inf, half NaN are NaN or Inf by which half)
-            sums = sum (abs (double (x)), ifelse (isequal (pp, 1), 1, 2));
-            want = ifelse (any (isnan (sums(:))), NaN, max (sums(:)));
-          endif
-          same_within (got, cast (want, class (x)), want, size (x, 1) + size (x, 2), desc);
-        endif
-      elseif (ok_got && ! ok_ref)
-        error ("%s: answered where Octave refuses", desc);
-      endif
+      desc = garray_norm (op, g, x, q, gn);
     case {"isequal", "isequaln"}
-      z = x;
-      if (rand () < 0.3 && ! isempty (z))
-        z(randi (numel (z))) = NaN;
-        g = make_garray (z, q);
-      endif
-      if (rand () < 0.3 && ! isempty (x))
-        x(randi (numel (x))) += 1;
-      endif
-      same_exactly (feval (op, g, x), feval (op, z, x), desc);
-      same_exactly (feval (op, x, g), feval (op, x, z), desc);
+      garray_equal (op, g, x, q, desc);
     case "index"
-      subs = random_subs (x);
-      desc = sprintf ("%s (%s)(%s)", gn, describe (x, x), strjoin (cellfun (@show, subs, "uniformoutput", false), ", "));
-      try
-        want = x(subs{:});
-        ok_ref = true;
-      catch err_ref
-        ok_ref = false;
-      end_try_catch
-      try
-        r = g(subs{:});
-        got = gather (r);
-        ok_got = true;
-      catch err_got
-        ok_got = false;
-      end_try_catch
-      if (ok_ref && ok_got)
-        same_exactly (got, want, desc);
-      elseif (ok_ref != ok_got)
-        error ("%s: Octave %s, garray %s", desc, ifelse (ok_ref, "answers", err_ref.message),
-               ifelse (ok_got, "answers", err_got.message));
-      elseif (! strcmp (err_ref.identifier, err_got.identifier))
-        error ("%s: error identifiers %s (Octave) and %s (garray)", desc, err_ref.identifier,
-               err_got.identifier);
-      endif
+      desc = garray_index (g, x, gn);
     case "size"
       k = randi (ndims (x) + 2);
       same_exactly (size (g), size (x), desc);
@@ -546,10 +352,246 @@ function desc = case_garray ()
   endswitch
 endfunction
 
+## sum, mean, any or all of a garray, along its first dimension or a random one
+function desc = garray_reduce (op, g, x, q, gn)
+  m = max (abs (x(isfinite (x))));
+  if (isa (x, "single") && rand () < 0.3 && ! isempty (m) && m > 0)
+    ## scaled by a power of two to realmax's octave: sums of a few pass it, their means
+    ## do not
+    x = single (double (x) * pow2 (floor (log2 (double (realmax ("single")) / double (m)))));
+    g = make_garray (x, q);
+  endif
+  dimargs = {};
+  if (rand () < 0.5)
+    dimargs = {randi(ndims (x) + 2)};
+  endif
+  desc = sprintf ("%s (%s (%s)%s)", op, gn, describe (x, x), show_args (dimargs));
+  dump (x, [], dimargs);
+  got = feval (op, g, dimargs{:});
+  want = feval (op, x, dimargs{:});
+  if (any (strcmp (op, {"any", "all"})))
+    ## any ignores NaN and all counts it as true, as Octave's any and all do along the
+    ## first two dimensions (Octave 7-11's all along the third treats NaN as false)
+    z = x;
+    z(isnan (z)) = ifelse (strcmp (op, "any"), 0, 1);
+    want = feval (op, z, dimargs{:});
+    same_exactly (got, want, desc);
+  else
+    if (strcmp (op, "mean") && ! isempty (x)
+        && (isa (x, "single") || (iscomplex (x) && ! all (isfinite (x(:))))))
+      ## the mean is the sum in double over the count, rounded once: Octave 9 and later
+      ## sum singles in double (7 and 8 in single: Inf where the mean is finite), and
+      ## Octave 11.3's mean of complex values with a NaN or Inf gives 0, as its sum (...,
+      ## "extra") does, where 7-10 give the sum over the count
+      d = reduce_dim (size (x), dimargs);
+      want = cast (sum (double (x), d) / size (x, d), class (x));
+    endif
+    same_within (got, want, feval (op, abs_parts (x), dimargs{:}), sum_len (x, dimargs), desc);
+  endif
+endfunction
+
+## [m, i] = max or min of a garray: the same values and indices, exactly
+function desc = garray_extreme (op, g, x, gn)
+  args = {};
+  if (rand () < 0.5)
+    args = {[], randi(ndims (x) + 2)};
+  endif
+  desc = sprintf ("[m, i] = %s (%s (%s)%s)", op, gn, describe (x, x), show_args (args));
+  dump (x, [], args);
+  [gm, gi] = feval (op, g, args{:});
+  [wm, wi] = feval (op, x, args{:});
+  same_exactly (gm, wm, desc);
+  same_exactly (gi, wi, desc);
+endfunction
+
+## [b, i] = maxk or mink of a garray against the first k of a stable sort
+function desc = garray_topk (op, g, x, gn)
+  k = randi ([0, max(3, numel (x) + 2)]);
+  if (rand () < 0.3)
+    k = randi ([0 300]);
+  endif
+  args = {k};
+  dim = find (size (x) != 1, 1);
+  if (isempty (dim))
+    dim = 1;
+  endif
+  if (rand () < 0.5)
+    dim = randi (ndims (x) + 2);
+    args{2} = dim;
+  endif
+  desc = sprintf ("[b, i] = %s (%s (%s)%s)", op, gn, describe (x, x), show_args (args));
+  [gb, gi] = feval (op, g, args{:});
+  [wb, wi] = ref_topk (x, k, dim, strcmp (op, "mink"));
+  same_exactly (gb, wb, desc);
+  same_exactly (gi, wi, desc);
+endfunction
+
+## dot of a garray and a host array of its class, within check_dot's bounds
+function desc = garray_dot (g, x, gn)
+  y = partner (x);
+  if (! (isnumeric (y) || islogical (y) || ischar (y)))
+    y = randn (size (x));
+  elseif (! isfloat (y) || issparse (y))
+    y = double (full (y));
+  endif
+  y = cast (y, class (x));
+  dimargs = {};
+  if (rand () < 0.3)
+    dimargs = {randi(ndims (x) + 1)};
+  endif
+  desc = sprintf ("dot (%s (%s), %s%s)", gn, describe (x, x), describe (y, y), show_args (dimargs));
+  ok_ref = true;
+  try
+    want = dot (x, y, dimargs{:});
+  catch
+    ok_ref = false;
+  end_try_catch
+  if (ok_ref)
+    dump (x, y, dimargs);
+    got = dot (g, y, dimargs{:});
+    try
+      check_dot (x, y, dimargs, "double", "auto", false, got);
+    catch err
+      error ("%s: %s", desc, err.message);
+    end_try_catch
+  endif
+endfunction
+
+## norm or vecnorm of a garray against Octave's, or its refusal where documented
+function desc = garray_norm (op, g, x, q, gn)
+  odd = ! isempty (x) && rand () < 0.15;
+  if (odd)
+    ## a value half Inf, half NaN: its modulus is Inf, Octave's norm takes it for a NaN
+    ## at p = Inf and -Inf
+    x(randi (numel (x))) = complex (cast ([Inf -Inf NaN](randi (3)), class (x)), NaN);
+    if (rand () < 0.5)
+      x = complex (imag (x), real (x));
+    endif
+    g = make_garray (x, q);
+  endif
+  [p, p_ok] = random_p ();
+  if (odd && rand () < 0.5)
+    p = {Inf, -Inf, "inf", "-inf"}{randi(4)};
+    p_ok = true;
+  endif
+  if (strcmp (op, "norm") && ndims (x) == 2 && p_ok && rand () < 0.3)
+    desc = norm_opt (g, x, p);
+    return;
+  endif
+  dimargs = {};
+  if (strcmp (op, "vecnorm") && rand () < 0.5)
+    dimargs = {randi(ndims (x) + 1)};
+  endif
+  desc = sprintf ("%s (%s (%s), %s%s)", op, gn, describe (x, x), show (p), show_args (dimargs));
+  try
+    got = feval (op, g, p, dimargs{:});
+    ok_got = true;
+  catch err
+    ok_got = false;
+    if (! (strncmp (err.identifier, "gpudot:", 7)))
+      error ("%s: unexpected error [%s] %s", desc, err.identifier, err.message);
+    endif
+  end_try_catch
+  ## refused: where Octave answers, only the matrix norms that need singular values or
+  ## Higham's iteration (gatherFirst: Octave's own answer is not needed, and it took
+  ## 100-300 s for a 64 x 4100 matrix and p = 671), and a P that is not one (Octave
+  ## checks none for an empty array)
+  ok_ref = ok_got || ! strcmp (err.identifier, "gpudot:gatherFirst");
+  if (ok_ref)
+    try
+      want = feval (op, double (x), p, dimargs{:});
+    catch
+      ok_ref = false;
+    end_try_catch
+  endif
+  if (! ok_got && sharded_refusal (err))
+    return;
+  endif
+  if (! ok_got && ok_ref && p_ok)   # (ok_ref: a refusal other than gatherFirst)
+    error ("%s: refused [%s] %s where Octave answers", desc, err.identifier, err.message);
+  endif
+  if (ok_got && ok_ref && p_ok)
+    pp = p;
+    if (ischar (pp))
+      pp = lower (pp);
+    endif
+    if (strcmp (op, "vecnorm") || isvector (x) || isempty (x) || strcmp (pp, "fro"))
+      if (iscomplex (x) && any (strcmpi (num2str (pp), {"inf", "-inf"}))
+          && isnan (feval (op, complex (Inf, NaN), pp)))
+        ## this release's function takes an element with a NaN part for a NaN at p =
+        ## Inf and -Inf (norm; vecnorm in Octave 11.3), not by its modulus (gnorm's)
+        x(isnan (x)) = NaN;
+      endif
+      if (strcmp (op, "norm"))
+        xr = x(:);
+        assert (isscalar (got), "%s: not a scalar", desc);
+        if (isempty (x))
+          same_exactly (got, cast (want, class (x)), desc);
+          return;
+        endif
+        check_norm (xr, pp, {}, "double", "auto", got);
+      else
+        check_norm (x, pp, dimargs, "double", "auto", got);
+      endif
+    else                        # the matrix 1- and Inf-norms: a max over column sums
+      if (any (isnan (x(:))))   # NaN where a sum is (Octave 7-11: where the first sum
+        ## is; its sums of complex values half Inf, half NaN are NaN or Inf by which half)
+        sums = sum (abs (double (x)), ifelse (isequal (pp, 1), 1, 2));
+        want = ifelse (any (isnan (sums(:))), NaN, max (sums(:)));
+      endif
+      same_within (got, cast (want, class (x)), want, size (x, 1) + size (x, 2), desc);
+    endif
+  elseif (ok_got && ! ok_ref)
+    error ("%s: answered where Octave refuses", desc);
+  endif
+endfunction
+
+## isequal or isequaln of a garray and a host array, either way round
+function garray_equal (op, g, x, q, desc)
+  z = x;
+  if (rand () < 0.3 && ! isempty (z))
+    z(randi (numel (z))) = NaN;
+    g = make_garray (z, q);
+  endif
+  if (rand () < 0.3 && ! isempty (x))
+    x(randi (numel (x))) += 1;
+  endif
+  same_exactly (feval (op, g, x), feval (op, z, x), desc);
+  same_exactly (feval (op, x, g), feval (op, x, z), desc);
+endfunction
+
+## g(subs) against x(subs): the same values, or the same error identifier
+function desc = garray_index (g, x, gn)
+  subs = random_subs (x);
+  desc = sprintf ("%s (%s)(%s)", gn, describe (x, x), strjoin (cellfun (@show, subs, "uniformoutput", false), ", "));
+  try
+    want = x(subs{:});
+    ok_ref = true;
+  catch err_ref
+    ok_ref = false;
+  end_try_catch
+  try
+    r = g(subs{:});
+    got = gather (r);
+    ok_got = true;
+  catch err_got
+    ok_got = false;
+  end_try_catch
+  if (ok_ref && ok_got)
+    same_exactly (got, want, desc);
+  elseif (ok_ref != ok_got)
+    error ("%s: Octave %s, garray %s", desc, ifelse (ok_ref, "answers", err_ref.message),
+           ifelse (ok_got, "answers", err_got.message));
+  elseif (! strcmp (err_ref.identifier, err_got.identifier))
+    error ("%s: error identifiers %s (Octave) and %s (garray)", desc, err_ref.identifier,
+           err_got.identifier);
+  endif
+endfunction
+
 ## norm (g, p, "rows" or "columns") against Octave's: NaN where Octave's is NaN (an
 ## element with a NaN part), elsewhere within check_norm's bounds (p < 0 but -Inf: NaN
 ## alone, the rest as gnorm documents it, 0 where Octave's gives Inf for an element 0)
-function norm_opt (g, x, p)
+function desc = norm_opt (g, x, p)
   o = {"rows", "columns", "cols"}{randi(3)};
   d = ifelse (strcmp (o, "rows"), 2, 1);
   desc = sprintf ("norm (garray (%s), %s, \"%s\")", describe (x, x), show (p), o);
