@@ -383,6 +383,26 @@
 %! assert (I', [3 1 2 4]);
 %! assert (S', [1, 1 / sqrt(2), 1 / sqrt(2), 0], 4 * eps);
 
+%!testif ; ! isempty (pkg ("list", "statistics"))
+%! ## the help's equivalence with the statistics package (where it is installed):
+%! ## pdist2 (X, Y, "cosine") is 1 - gsearch (Y', X'), and its best k (smallest
+%! ## distances, columns) gsearch's, on both engines
+%! pkg load statistics
+%! unwind_protect
+%!   randn ("state", 7);
+%!   X = randn (300, 9);  Y = randn (5, 9);
+%!   P = pdist2 (X, Y, "cosine");
+%!   [~, ord] = sort (P, 1);
+%!   for DD = {X', garray(X')}
+%!     assert (1 - gsearch (Y', DD{1}), P, 1e-12);
+%!     [S, I] = gsearch (Y', DD{1}, 4);
+%!     assert (I, ord(1:4, :));
+%!     assert (1 - S, P(sub2ind (size (P), I, repmat (1:5, 4, 1))), 1e-12);
+%!   endfor
+%! unwind_protect_cleanup
+%!   pkg unload statistics
+%! end_unwind_protect
+
 %!error id=gpudot:badOption gsearch (ones (2, 1), ones (2, 3), -1)
 %!error id=gpudot:badOption gsearch (ones (2, 1), ones (2, 3), 1.5)
 %!error id=gpudot:badOption gsearch (ones (2, 1), ones (2, 3), 1, "metric", "l2")
