@@ -115,6 +115,22 @@
 %!   assert (isequal (bits (e (xs(end:-1:1), ys(end:-1:1))), bits (e (xs, ys, 0, 1))), cls{1});
 %!   assert (isequal (bits (e (-xs, ys, 1000)), bits (e (-xs, ys, 0, 1))), cls{1});
 %! endfor
+%! ## blocks outside the windows (products over 2^+-900, 2^+-80 for singles) into the
+%! ## lanes' chunk sets a few blocks late: past 512 blocks (the sets' turn into the
+%! ## chunks), a zero product mid-run (the lanes stop there, the ring emptied), in chunks;
+%! ## each product cancelled by its negation elsewhere, so every bit of them counts
+%! for cls = {"double", "single"}
+%!   w = ifelse (strcmp (cls{1}, "double"), 450, 40);
+%!   xs = cast (randn (1, 2^14 + 3) .* 2 .^ randi ([-w w], 1, 2^14 + 3), cls{1});
+%!   ys = cast (randn (1, 2^14 + 3) .* 2 .^ randi ([-w w], 1, 2^14 + 3), cls{1});
+%!   xs(7001) = 0;
+%!   k = randperm (numel (xs));
+%!   xs = [xs, -xs(k), 5 * 2^-60];  ys = [ys, ys(k), 1];
+%!   assert (bits (e (xs, ys, 0, 1)), bits (cast (5 * 2^-60, cls{1})));
+%!   assert (isequal (bits (e (xs, ys)), bits (e (xs, ys, 0, 1))), cls{1});
+%!   assert (isequal (bits (e (xs(end:-1:1), ys(end:-1:1))), bits (e (xs, ys, 0, 1))), cls{1});
+%!   assert (isequal (bits (e (xs, ys, 4099)), bits (e (xs, ys, 0, 1))), cls{1});
+%! endfor
 %! ## 4 10^4 terms of 53 bits into one chunk pair, the most each can take (its carries)
 %! x = repmat ((2^53 - 1) * 2^13, 1, 20000);
 %! y = ones (1, 20000);
