@@ -43,12 +43,12 @@
 ## @code{"fro"}, 1 and Inf of a matrix), @code{vecnorm}, @code{sum}, @code{mean},
 ## @code{any} and @code{all} run on the device when given garrays, with Octave's results
 ## and errors (@code{any} ignores NaN, @code{all} counts it as nonzero; an empty garray
-## gives what Octave gives for an empty array; @code{mean} sums singles in double, as
-## Octave 9 and later do, so it overflows only where the mean does), but for one rule: a
-## matrix's 1- or
-## Inf-norm is NaN where any column's (row's) sum is NaN, where Octave 7 to 11 give NaN
-## only for the first and skip later ones (@code{norm ([1 NaN; 1 1], 1)} is 2 there);
-## @code{isequaln} compares contents.
+## gives what Octave gives for an empty array), with two differences: @code{sum} and
+## @code{mean} add singles in double (as Octave 9 and later's @code{mean}; Octave's
+## @code{sum} adds them in single, whose partial sums can overflow where the result does
+## not), and a matrix's 1- or Inf-norm is NaN where any column's (row's) sum is NaN
+## (Octave 7 to 11 keep a NaN only in the first sum: @code{norm ([1 NaN; 1 1], 1)} is 2
+## there).  @code{isequaln} compares contents.
 ## @code{max} and @code{min} (@code{[m, i] = max (g, [], dim)}) run on the device by
 ## Octave's rules (NaN skipped unless alone, ties to the lowest index, complex values by
 ## magnitude, then argument).  @code{[b, i] = maxk (g, k, dim)} and @code{mink} give the

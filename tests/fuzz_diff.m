@@ -377,14 +377,15 @@ function desc = garray_reduce (op, g, x, q, gn)
     want = feval (op, z, dimargs{:});
     same_exactly (got, want, desc);
   else
-    if (strcmp (op, "mean") && ! isempty (x)
-        && (isa (x, "single") || (iscomplex (x) && ! all (isfinite (x(:))))))
-      ## the mean is the sum in double over the count, rounded once: Octave 9 and later
-      ## sum singles in double (7 and 8 in single: Inf where the mean is finite), and
-      ## Octave 11.3's mean of complex values with a NaN or Inf gives 0, as its sum (...,
-      ## "extra") does, where 7-10 give the sum over the count
+    if (! isempty (x) && (isa (x, "single")
+                          || (strcmp (op, "mean") && iscomplex (x) && ! all (isfinite (x(:))))))
+      ## the sum in double (over the count), rounded once, as garrays document it: Octave
+      ## sums singles in single, whose partial sums overflow where the total may not (Inf
+      ## plus -Inf: NaN), and so does the mean of Octave 7 and 8 (9 and later sum in
+      ## double); Octave 11.3's mean of complex values with a NaN or Inf gives 0, as its
+      ## sum (..., "extra") does, where 7-10 give the sum over the count
       d = reduce_dim (size (x), dimargs);
-      want = cast (sum (double (x), d) / size (x, d), class (x));
+      want = cast (sum (double (x), d) / ifelse (strcmp (op, "mean"), size (x, d), 1), class (x));
     endif
     same_within (got, want, feval (op, abs_parts (x), dimargs{:}), sum_len (x, dimargs), desc);
   endif

@@ -123,6 +123,9 @@ endfunction
 %! assert (mean (garray (c)), single (mean (double (c))), -2^-23);
 %! assert (mean (garray ([c; c]), 2), single (mean (double ([c; c]), 2)), -2^-23);
 %! assert (mean (garray (single ([3e38 3e38]))), single (3e38), -2^-23);
+%! ## sums of singles in double: finite where Octave's single partial sums overflow
+%! assert (sum (garray (single ([3e38 3e38 -3e38 -3e38]))), single (0));
+%! assert (sum (garray (single ([3e38 3e38 -3e38; 1 2 3])), 2), single ([3e38; 6]));
 
 ## isequaln on garrays
 %!assert (isequaln (garray ([NaN 1]), [NaN 1]))
