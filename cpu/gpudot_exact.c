@@ -128,13 +128,11 @@ static inline void add_prod_fast_f(gd_exact *a, float x, float y)
 
 /* The bulk loops' first stage on AVX-512: XL lanes.  A block of XL products whose
  * TwoProduct p + e is exact and below 2^1000 goes into two windows of exact accumulators a
- * lane (lanes_f, lanes_d) where its terms fit them; else singles' products go through a
- * floating-point expansion of 4 doubles a lane (ExBLAS's, as cuda/exact.cu's) by TwoSum,
- * and doubles' p and e straight into the lanes' own chunk sets (wide_put), as does
- * what falls out of the singles' last slot.  A block with any other product goes one
- * product at a time.  A lane takes at most XRUN products before its slots are emptied, so
- * no TwoSum overflows.  An exact sum is the same by any path, so the CPU picks one: on the
- * 2-core VM (AMD EPYC) 2.5 ns a double product and 0.7 a single one, one thread, against
+ * lane (lanes_f, lanes_d) where its terms fit them; else singles' products go to bins by
+ * their exponent (bin_put), and doubles' p and e to the lanes' own chunk sets (wide_put).
+ * A block with any other product goes one product at a time.  An exact sum is the same by
+ * any path, so the CPU picks one: on the 2-core VM (AMD EPYC), one thread, random data 0.4
+ * ns a double product and 0.2 a single one, over the exponent range 1.35 and 0.52, against
  * the chunks' 5.6-6 and 3.1; built for AVX2 or less the lanes took 6.3 and 4.7 or more, so
  * those CPUs keep the chunks. */
 #define XL 8
@@ -151,15 +149,6 @@ static inline void chunk_spill(gd_exact *a, double v)
 typedef double v8d __attribute__((vector_size(64)));
 typedef int64_t v8i __attribute__((vector_size(64)));
 
-/* v through slots S[0 .. XS) by TwoSum, lane by lane; v is left with what falls out (the
- * sums must not be contracted into fmas: mex.mk's -ffp-contract=off) */
-#define EXPAND(S, XS, V)                                                                           \
-    for (int j = 0; j < XS; j++) {                                                                 \
-        v8d t = S[j] + V, b = t - S[j];                                                            \
-        V = (S[j] - (t - b)) + (V - b);                                                            \
-        S[j] = t;                                                                                  \
-    }
-
 /* the lanes of v that are not 0 into the chunks (v by value: the accumulators it empties
  * stay in registers, where a pointer to them kept them on the stack) */
 EXACT_V4 static void spill_lanes(gd_exact *a, v8d v)
@@ -175,20 +164,16 @@ EXACT_V4 static void spill_lanes(gd_exact *a, v8d v)
     _mm256_zeroupper();
 }
 
-/* whether some lane of v is negative, or not 0: one mask instruction each where an OR
+/* whether some lane of v is negative: one mask instruction where an OR
  * across the lanes took seven (10^7 products, one thread on the 2-core VM: doubles 26.7 ->
  * 24.5 ms, singles 9.2 -> 7.2) */
 EXACT_V4 static inline int any_neg(v8i v)
 {
     return _mm512_movepi64_mask((__m512i)v) != 0;
 }
-EXACT_V4 static inline int any_set(v8i v)
-{
-    return _mm512_test_epi64_mask((__m512i)v, (__m512i)v) != 0;
-}
 
 /* The lanes' own chunk sets (c[l]: lane l's), so that a block's 8 terms add to 8 places
- * whatever their exponents: terms that no window or slot holds go there, their chunks
+ * whatever their exponents: terms that no window holds go there, their chunks
  * computed for the 8 lanes at once (chunk_add's arithmetic), then added one by one.  A
  * block adds below 2^53 to a chunk (a term's high part 2^52, a smaller term's low one
  * 2^32), so WIDE_BLOCKS blocks keep them below 2^62 before they fold into a's chunks. */
@@ -300,29 +285,77 @@ EXACT_V4 static int64_t max_lane(v8i v)
     return mx;
 }
 
+/* Singles' blocks outside the window go to bins, one a biased exponent of the product (a
+ * double: a product of singles has 48 bits, so its significand's low 5 bits are 0): bin E
+ * adds the significand over 2^5 with the product's sign, one add a term where the lane
+ * sets take two, through a ring as theirs.  2^15 such adds (WIN_BLOCKS blocks) stay below
+ * 2^63, then the bins fold into the limbs.  One thread on the 2-core VM, products over
+ * 2^+-80: 1.2 ns a product (4 expansion slots a lane, their spills to the sets) -> 0.52;
+ * of two exponents 2^40 apart (which the slots held) 0.70 -> 0.55. */
+#define BIN_RING 8
+#define NBINS 2048
+typedef struct {
+    v8i e, v;
+} bin_slot;
+typedef struct {
+    bin_slot s[BIN_RING];
+    int64_t k; /* vectors in; the last min (k, BIN_RING) wait in the ring */
+} bin_ring;
+
+__attribute__((always_inline)) static inline void bin_drain(int64_t *bins, const bin_slot *w)
+{
+    const int64_t *e = (const int64_t *)&w->e, *v = (const int64_t *)&w->v;
+    for (int l = 0; l < XL; l++)
+        bins[e[l]] += v[l];
+}
+
+/* a block's products p (normal doubles, products of singles) into the ring */
+EXACT_V4 __attribute__((always_inline)) static inline void bin_put(int64_t *bins, bin_ring *r,
+                                                                   v8d p)
+{
+    bin_slot *w = &r->s[r->k & (BIN_RING - 1)];
+    if (r->k >= BIN_RING)
+        bin_drain(bins, w);
+    v8i b = (v8i)p, sg = b >> 63;
+    v8i m = ((b & (((int64_t)1 << 52) - 1)) | ((int64_t)1 << 52)) >> 5;
+    w->e = (b >> 52) & 0x7ff;
+    w->v = (m ^ sg) - sg;
+    r->k++;
+}
+
+static void add_signed(gd_exact *a, int64_t v, int off);
+
+/* the ring, then the bins, into the limbs (bin E: its sum times 2^(E - 1070)), cleared */
+static void bins_fold(gd_exact *a, int64_t *bins, bin_ring *r)
+{
+    for (int64_t j = r->k > BIN_RING ? r->k - BIN_RING : 0; j < r->k; j++)
+        bin_drain(bins, &r->s[j & (BIN_RING - 1)]);
+    r->k = 0;
+    for (int e = 0; e < NBINS; e++)
+        if (bins[e]) {
+            add_signed(a, bins[e], e - 1070 - EMIN);
+            bins[e] = 0;
+        }
+}
+
 /* Singles' window (Rump, Ogita and Oishi's ExtractScalar): a block whose products p all lie
  * in [2^(T - 34), 2^T) goes into two accumulators a lane: q1 = (s1 + p) - s1 (s1 =
  * 2^(T + 12)), on the grid 2^(T - 41), and the remainder p - q1, at most 2^(T - 41) and on
  * p's grid 2^(T - 81) (a product of singles has 48 bits); both are exact, and so are the
  * accumulators' sums of at most 2^12 of them (2^53 units of their grids at most), which go
- * to the chunks every WIN_BLOCKS blocks.  Any other block takes the slots, their spills
- * the lane sets (no exit from the loop: products over 2^+-80, 1.85 -> 1.38 ns each; straight
- * into the lane sets 1.37, but products of two exponents 2^30 apart 0.83 -> 1.41).
- * T: 2^6 above the first block's largest product.  Four additions a product where the
- * slots' TwoSums take 24.  gdot of 10^7 random singles, one thread on the 2-core VM: 2.8 ms
- * (the slots alone 13.4). */
+ * to the chunks every WIN_BLOCKS blocks.  Any other block goes to the bins (bin_put), with
+ * no exit from the loop.  T: 2^6 above the first block's largest product.  Four additions a
+ * product where an expansion's TwoSums took 24.  gdot of 10^7 random singles, one thread on
+ * the 2-core VM: 2.8 ms (expansions alone 13.4). */
 #define WIN_BLOCKS 4096
 EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int64_t m)
 {
-    v8d s[4], s1 = {0};
-    for (int j = 0; j < 4; j++)
-        s[j] = (v8d){0};
-    const v8i absm = (v8i){0} + INT64_MAX;
+    v8d s1 = {0};
     int64_t i = 0, elo = 0, ehi = -1;
     int stop = 0, nwide = 0;
-    lane_sets c;
-    memset(c, 0, sizeof c);
-    wide_ring ring;
+    int64_t bins[NBINS];
+    memset(bins, 0, sizeof bins);
+    bin_ring ring;
     ring.k = 0;
     while (!stop && i + XL <= m) {
         /* at most WIN_BLOCKS blocks with no call in the loop, so that the window's sums stay
@@ -350,22 +383,13 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
                 stop = 1;
                 break;
             }
-            v8d v = p;
-            EXPAND(s, 4, v)
-            if (any_set((v8i)v & absm)) {
-                wide_put(c, &ring, v);
-                if (++nwide == WIDE_BLOCKS) {
-                    i += XL;
-                    break;
-                }
-            }
+            bin_put(bins, &ring, p);
+            nwide = 1;
         }
         spill_lanes(a, w1), spill_lanes(a, w2);
         if (nwide)
-            wide_flush(c, &ring), lanes_fold(a, c), nwide = 0;
+            bins_fold(a, bins, &ring), nwide = 0;
     }
-    for (int j = 0; j < 4; j++)
-        spill_lanes(a, s[j]);
     if (i > 0)
         a->not_negzero = 1;
     a->count += i;
@@ -379,8 +403,8 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
  * >= 2^(T - 30) has 106 bits at most), so g1 = (t1 + e) - t1 (t1 = 2^(T - 42)), on the
  * grid 2^(T - 95), and e - g1 <= 2^(T - 95) sum 2^12 times within 2^53 units of their
  * grids.  Any other block goes to the lane sets: one thread on the 2-core VM, products
- * over 2^+-80 2.6 ns each, over 2^+-900 2.4, of two exponents 2^30 apart 2.5, where 3
- * slots (which spilled nearly every block) took 12.0, 8.3 and 4.8.  A block in the window is
+ * over 2^+-900 1.35 ns each (2.4 before the ring, 8.3 in 3 expansion slots, which spilled
+ * nearly every block).  A block in the window is
  * in the fast range (the window clamped to it), so only the others test it.  gdot of 10^7
  * random doubles, one thread on the 2-core VM: 4.2-5.8 ms (the slots alone 28). */
 EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, int64_t m)

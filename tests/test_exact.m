@@ -116,13 +116,15 @@
 %!   assert (isequal (bits (e (-xs, ys, 1000)), bits (e (-xs, ys, 0, 1))), cls{1});
 %! endfor
 %! ## blocks outside the windows (products over 2^+-900, 2^+-80 for singles) into the
-%! ## lanes' chunk sets a few blocks late: past 512 blocks (the sets' turn into the
-%! ## chunks), a zero product mid-run (the lanes stop there, the ring emptied), in chunks;
-%! ## each product cancelled by its negation elsewhere, so every bit of them counts
+%! ## lanes' chunk sets (doubles) or bins (singles) a few blocks late: past 512 blocks (the
+%! ## sets' turn into the chunks) and 4096 (the bins'), a zero product mid-run (the lanes
+%! ## stop there, the ring emptied), in chunks; each product cancelled by its negation
+%! ## elsewhere, so every bit of them counts
 %! for cls = {"double", "single"}
 %!   w = ifelse (strcmp (cls{1}, "double"), 450, 40);
-%!   xs = cast (randn (1, 2^14 + 3) .* 2 .^ randi ([-w w], 1, 2^14 + 3), cls{1});
-%!   ys = cast (randn (1, 2^14 + 3) .* 2 .^ randi ([-w w], 1, 2^14 + 3), cls{1});
+%!   n = ifelse (strcmp (cls{1}, "double"), 2^14 + 3, 2^16 + 3);
+%!   xs = cast (randn (1, n) .* 2 .^ randi ([-w w], 1, n), cls{1});
+%!   ys = cast (randn (1, n) .* 2 .^ randi ([-w w], 1, n), cls{1});
 %!   xs(7001) = 0;
 %!   k = randperm (numel (xs));
 %!   xs = [xs, -xs(k), 5 * 2^-60];  ys = [ys, ys(k), 1];
