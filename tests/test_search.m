@@ -384,9 +384,9 @@
 %! assert (S', [1, 1 / sqrt(2), 1 / sqrt(2), 0], 4 * eps);
 
 %!testif ; ! isempty (pkg ("list", "statistics"))
-%! ## the help's equivalence with the statistics package (where it is installed):
-%! ## pdist2 (X, Y, "cosine") is 1 - gsearch (Y', X'), and its best k (smallest
-%! ## distances, columns) gsearch's, on both engines
+%! ## the help's equivalences with the statistics package (where it is installed):
+%! ## pdist2 (X, Y, "cosine") is 1 - gsearch (Y', X'), its best k (smallest distances,
+%! ## columns) gsearch's, and so are knnsearch's, on both engines
 %! pkg load statistics
 %! unwind_protect
 %!   randn ("state", 7);
@@ -398,6 +398,11 @@
 %!     [S, I] = gsearch (Y', DD{1}, 4);
 %!     assert (I, ord(1:4, :));
 %!     assert (1 - S, P(sub2ind (size (P), I, repmat (1:5, 4, 1))), 1e-12);
+%!     if (exist ("knnsearch"))   # (statistics 2 and later)
+%!       [Idx, Dist] = knnsearch (X, Y, "K", 4, "Distance", "cosine");
+%!       assert (Idx, I');
+%!       assert (Dist, 1 - S', 1e-12);
+%!     endif
 %!   endfor
 %! unwind_protect_cleanup
 %!   pkg unload statistics
