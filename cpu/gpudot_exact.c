@@ -353,8 +353,9 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
     v8d s1 = {0};
     int64_t i = 0, elo = 0, ehi = -1;
     int stop = 0, nwide = 0;
-    int64_t bins[NBINS];
-    memset(bins, 0, sizeof bins);
+    int64_t bins[NBINS]; /* (cleared at the first wide block: a run of blocks with a zero
+                          * product each calls this for every block) */
+    int bins_clear = 0;
     bin_ring ring;
     ring.k = 0;
     while (!stop && i + XL <= m) {
@@ -382,6 +383,10 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
             if (block_out(ep, 1)) {
                 stop = 1;
                 break;
+            }
+            if (!bins_clear) {
+                memset(bins, 0, sizeof bins);
+                bins_clear = 1;
             }
             bin_put(bins, &ring, p);
             nwide = 1;
@@ -412,8 +417,8 @@ EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, i
     v8d s1 = {0}, t1 = {0};
     int64_t i = 0, plo = 0, phi = -1;
     int stop = 0, nwide = 0;
-    lane_sets c;
-    memset(c, 0, sizeof c);
+    lane_sets c; /* (cleared at the first wide block, as lanes_f's bins) */
+    int sets_clear = 0;
     wide_ring ring;
     ring.k = 0;
     while (!stop && i + XL <= m) {
@@ -448,6 +453,10 @@ EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, i
             if (block_out(ep, 55)) {
                 stop = 1;
                 break;
+            }
+            if (!sets_clear) {
+                memset(c, 0, sizeof c);
+                sets_clear = 1;
             }
             wide_put(c, &ring, p);
             wide_put(c, &ring, e);
