@@ -48,9 +48,6 @@ void raise_status(const char *fn, gpudot_status st, const char *detail)
 {
     char id[64];
     snprintf(id, sizeof id, "gpudot:%s", gpudot_status_id(st));
-    /* (a DIM the engine refuses is a valid one it cannot take: the detail says why) */
-    if (detail && *detail && st == GPUDOT_BAD_DIM)
-        gd_error(id, "%s: %s", fn, detail);
     if (detail && *detail)
         gd_error(id, "%s: %s (%s)", fn, gpudot_status_msg(st), detail);
     gd_error(id, "%s: %s", fn, gpudot_status_msg(st));
