@@ -352,7 +352,7 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
 {
     v8d s1 = {0};
     int64_t i = 0, elo = 0, ehi = -1;
-    int stop = 0, nwide = 0;
+    int stop = 0;
     int64_t bins[NBINS]; /* (cleared at the first wide block: a run of blocks with a zero
                           * product each calls this for every block) */
     int bins_clear = 0;
@@ -389,11 +389,10 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
                 bins_clear = 1;
             }
             bin_put(bins, &ring, p);
-            nwide = 1;
         }
         spill_lanes(a, w1), spill_lanes(a, w2);
-        if (nwide)
-            bins_fold(a, bins, &ring), nwide = 0;
+        if (ring.k) /* (blocks went to the bins since the last fold) */
+            bins_fold(a, bins, &ring);
     }
     if (i > 0)
         a->not_negzero = 1;

@@ -780,7 +780,6 @@ classdef garray < handle
         re = isinf (real (m));
         im = isinf (imag (m));
         if (x.cplx)
-          m = complex (real (m), imag (m));
           m(re) = complex (real (t(re)), imag (m(re)));
           m(im) = complex (real (m(im)), imag (t(im)));
         else
