@@ -841,6 +841,10 @@ function v = random_values (sz, single_range)
     ## full significands over 12 octaves: products through every octave of the CPU lanes'
     ## windows (a top 2^7 above the first block's largest, 2^30 deep for doubles)
     v = (1 + rand (sz)) .* 2 .^ -randi ([0 12], sz) .* sign (randn (sz));
+  elseif (r < 0.68)
+    ## zeros among finite values (ReLU's outputs, sparse data), which the exact mode's
+    ## fast paths take in their blocks
+    v(rand (sz) < rand ()) = ifelse (rand () < 0.8, 0, -0);
   endif
 endfunction
 

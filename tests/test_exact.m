@@ -138,5 +138,60 @@
 %! y = ones (1, 20000);
 %! y(2:2:end) = 1 + 2^-52;
 %! assert (isequal (bits (e (x, y)), bits (e (x, y, 0, 1))));
+%!test
+%! ## zero products in the lanes (they stay there: ReLU-like and sparse data, blocks of
+%! ## zeros alone, -0 alone, zeros in the wide blocks), and a window that moves up (data
+%! ## growing past it), against the whole-range path; each product cancelled by its
+%! ## negation elsewhere, so every bit counts
+%! e = @(varargin) __gpudot__ ("exact_dot", varargin{:});
+%! bits = @(v) typecast (v, ifelse (isa (v, "single"), "uint32", "uint64"));
+%! randn ("state", 17);  rand ("state", 17);
+%! for cls = {"double", "single"}
+%!   w = ifelse (strcmp (cls{1}, "double"), 450, 40);
+%!   for t = 1:6
+%!     n = 2^13 + t;
+%!     x = randn (1, n);  y = randn (1, n);
+%!     switch (t)
+%!       case 1, x = max (x, 0);                          # half 0
+%!       case 2, x(rand (1, n) < 0.9) = 0;  x(1:24) = 0;  # sparse; the first blocks 0 alone
+%!       case 3, x(rand (1, n) < 0.5) = -0;  x(1:8) = -0; # -0 products, a block of them
+%!       case 4, x = x .* 2 .^ randi ([-w w], 1, n);  x(rand (1, n) < 0.5) = 0;  # wide
+%!       case 5, n = 2^16 + 5;                            # growing past the window
+%!               x = (1:n) .* 2 .^ floor ((1:n) / 1000);  y = randn (1, n);
+%!       case 6, x = x .* 2 .^ randi ([-w w], 1, n);  x(rand (1, n) < 0.3) = -0;
+%!               y(1:2:end) = 0;
+%!     endswitch
+%!     xs = cast (x, cls{1});  ys = cast (y, cls{1});
+%!     k = randperm (n);
+%!     xs = [xs, -xs(k), 3 * 2^-60];  ys = [ys, ys(k), 1];
+%!     want = bits (e (xs, ys, 0, 1));
+%!     assert (isequal (want, bits (cast (3 * 2^-60, cls{1}))), "%s %d", cls{1}, t);
+%!     assert (isequal (bits (e (xs, ys)), want), "%s %d", cls{1}, t);
+%!     assert (isequal (bits (e (xs(end:-1:1), ys(end:-1:1))), want), "%s %d", cls{1}, t);
+%!     assert (isequal (bits (e (xs, ys, 1001)), want), "%s %d", cls{1}, t);
+%!     ## an exact 0: +0 where a product is not -0 (the zeros' signs alone decide it)
+%!     z = bits (e (xs(1:end-1), ys(1:end-1)));
+%!     assert (isequal (z, bits (cast (0, cls{1}))), "%s %d", cls{1}, t);
+%!     assert (isequal (z, bits (e (xs(1:end-1), ys(1:end-1), 0, 1))), "%s %d", cls{1}, t);
+%!   endfor
+%!   ## -0 products alone give -0; one +0 or nonzero product among them, +0
+%!   o = ones (1, 40, cls{1});  nz = -zeros (1, 40, cls{1});
+%!   assert (signbit (e (nz, o)) && signbit (e (nz(1:17), o(1:17))));
+%!   m = nz;  m(33) = 0;
+%!   assert (! signbit (e (m, o)) && e (m, o) == 0);
+%!   m = nz;  m(9) = 2^-20;  m(37) = -2^-20;
+%!   assert (! signbit (e (m, o)) && e (m, o) == 0);
+%!   ## a block of zeros beside a product that underflows (doubles: x y rounds to 0, its
+%!   ## exact value, -2^-1200, does not: the sum rounds to -0), beside 0 * Inf (NaN) and
+%!   ## beside Inf
+%!   x = cast ([1, zeros(1, 15), 2^-600, 0, 0, 1, 0, 0, 0, 0], cls{1});
+%!   y = cast ([1, ones(1, 15), -2^-600, 1, 1, -1, 1, 1, 1, 1], cls{1});
+%!   assert (bits (e (x, y)), bits (e (x, y, 0, 1)));
+%!   assert (signbit (e (x, y)) == strcmp (cls{1}, "double"));
+%!   x(3) = Inf;  y(3) = 0;
+%!   assert (isnan (e (x, y)));
+%!   y(3) = -1;
+%!   assert (e (x, y), cast (-Inf, cls{1}));
+%! endfor
 %!error <two real arrays> __gpudot__ ("exact_dot", [1 2], single ([1 2]))
 %!error <two real arrays> __gpudot__ ("exact_dot", [1 2], [1 2 3])
