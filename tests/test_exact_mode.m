@@ -177,6 +177,41 @@
 %! endif
 
 %!test
+%! ## zero products on both engines (the fast paths take them): ReLU-like and sparse data,
+%! ## -0 alone (-0) and a +0 or a product that underflows among them; the same bits as the
+%! ## core, in columns and in one long run
+%! randn ("state", 27);  rand ("state", 27);
+%! n = 2^20 + 5;
+%! for cls = {"double", "single"}
+%!   x = cast (max (randn (n, 1), 0), cls{1});  y = cast (randn (n, 1), cls{1});
+%!   s = x;  s(rand (n, 1) < 0.8) = 0;
+%!   nz = -zeros (n, 1, cls{1});  o = ones (n, 1, cls{1});
+%!   pz = nz;  pz(n - 3) = 0;
+%!   uf = nz;  uf(77777) = 2^-600;                 # (singles: 0 * -0 there)
+%!   uy = o;  uy(77777) = -2^-600;
+%!   X = [x, s, nz, pz, uf];  Y = [y, y, o, o, uy];
+%!   want = arrayfun (@(j) __gpudot__ ("exact_dot", X(:, j), Y(:, j)), 1:5);
+%!   assert (signbit (want(3:5)) == [true, false, true]);
+%!   for dev = devices ()
+%!     c = {"accum", "exact", "device", dev{1}};
+%!     assert (isequal (bits (gdot (X, Y, c{:})), bits (want)), "%s %s", cls{1}, dev{1});
+%!     assert (isequal (bits (gdot (X(:, 3), Y(:, 3), c{:})), bits (want(3))));
+%!   endfor
+%!   if (gpudot_gpu_available ())
+%!     G = garray (X);  H = garray (Y);
+%!     assert (isequal (bits (gather (gdot (G, H, "accum", "exact"))), bits (want)), cls{1});
+%!     for j = 1:5
+%!       assert (isequal (bits (gather (gdot (G(:, j), H(:, j), "accum", "exact"))), ...
+%!                        bits (want(j))), "%s column %d", cls{1}, j);
+%!     endfor
+%!     c = {"accum", "exact", "device", "cpu"};
+%!     assert (bits (gather (gnorm (G, 1, 1, c{1:2}))), bits (gnorm (X, 1, 1, c{:})));
+%!     assert (bits (gather (gnorm (G, 2, 1, c{1:2}))), bits (gnorm (X, 2, 1, c{:})));
+%!     assert (bits (gather (gcosine (G, H, c{1:2}))), bits (gcosine (X, Y, c{:})));
+%!   endif
+%! endfor
+
+%!test
 %! ## integers (past the gateway's pieces of 2^22), sparse, broadcast and mixed classes
 %! randn ("seed", 25); rand ("seed", 25);
 %! n = 2^22 + 5;
