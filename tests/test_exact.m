@@ -176,9 +176,12 @@
 %!   endfor
 %!   ## -0 products alone give -0; one +0 or nonzero product among them, +0
 %!   o = ones (1, 40, cls{1});  nz = -zeros (1, 40, cls{1});
-%!   assert (signbit (e (nz, o)) && signbit (e (nz(1:17), o(1:17))));
+%!   assert (signbit (e (nz, o)) && signbit (e (nz(1:17), o(1:17))) && signbit (e (nz(1:7), o(1:7))));
 %!   m = nz;  m(33) = 0;
 %!   assert (! signbit (e (m, o)) && e (m, o) == 0);
+%!   m = nz;  m(5) = 0;  m(7) = 2^-1074;           # (no block of 8: one product at a time)
+%!   assert (! signbit (e (m(1:6), o(1:6))) && e (m(1:6), o(1:6)) == 0);
+%!   assert (e (m(1:7), o(1:7)), cast (2^-1074, cls{1}));
 %!   m = nz;  m(9) = 2^-20;  m(37) = -2^-20;
 %!   assert (! signbit (e (m, o)) && e (m, o) == 0);
 %!   ## a block of zeros beside a product that underflows (doubles: x y rounds to 0, its
