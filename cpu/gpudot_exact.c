@@ -410,10 +410,10 @@ EXACT_V4 __attribute__((always_inline)) static inline void window_d(int64_t top,
 EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int64_t m)
 {
     v8d s1 = {0};
-    int64_t i = 0, elo = 0, ehi = -1, negz = 0;
+    int64_t i = 0, elo = 1023, ehi = -1; /* (elo: zeros' exponent field before a window) */
+    v8i nz = {0};                        /* some lane not 0 where some product was not -0 */
     int stop = 0;
-    int64_t bins[NBINS]; /* (cleared at the first wide block: a run of blocks with a zero
-                          * product each calls this for every block) */
+    int64_t bins[NBINS]; /* (cleared at the first wide block) */
     int bins_clear = 0;
     bin_ring ring;
     ring.k = 0;
@@ -425,34 +425,40 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
         v8i omax = {0}; /* the largest exponent field of the blocks out of the window */
         for (; i + XL <= end; i += XL) {
             v8d p = load_f(x + i) * load_f(y + i);
-            v8i ep = ((v8i)p >> 52) & 0x7ff;
+            v8i e0 = ((v8i)p >> 52) & 0x7ff;
+            /* a zero product (x or y 0: a product of singles is 0 nowhere else) adds
+             * nothing and takes the window's bottom; every block marks whether a product was
+             * not -0, for an exact 0's sign.  Three instructions a block: 10^7 products half
+             * 0, one thread, 0.52 -> 0.24 ns a product where zeros were taken out of the
+             * loop's main path (random data 0.21 -> 0.23) */
+            nz |= (v8i)p ^ INT64_MIN;
+            v8i ep = (v8i)_mm512_mask_mov_epi64((__m512i)e0,
+                                                _mm512_testn_epi64_mask((__m512i)e0, (__m512i)e0),
+                                                _mm512_set1_epi64(elo));
             if (ehi < 0) { /* the window: T = the largest's unbiased exponent + 1 + 6 */
-                if (block_out(zeros_in(ep, (v8i)(p == 0), p, 1023, &negz), 1)) {
+                if (block_out(ep, 1)) {
                     stop = 1;
                     break;
                 }
-                if (max_lane(ep) == 0)
+                if (max_lane(e0) == 0)
                     continue; /* (zeros alone: no window yet) */
-                window_f(max_lane(ep), &elo, &ehi, &s1);
+                window_f(max_lane(e0), &elo, &ehi, &s1);
+                ep = (v8i)_mm512_mask_mov_epi64((__m512i)e0,
+                                                _mm512_testn_epi64_mask((__m512i)e0, (__m512i)e0),
+                                                _mm512_set1_epi64(elo));
             }
             if (any_neg((ep - elo) | (ehi - ep))) {
-                if (block_out(ep, 1)) { /* zeros (a product of singles is 0 only where x or
-                                         * y is), Inf, NaN */
-                    ep = zeros_in(ep, (v8i)(p == 0), p, elo, &negz);
-                    if (block_out(ep, 1)) {
-                        stop = 1;
-                        break;
-                    }
+                if (block_out(ep, 1)) { /* (Inf, NaN) */
+                    stop = 1;
+                    break;
                 }
-                if (any_neg((ep - elo) | (ehi - ep))) {
-                    if (!bins_clear) {
-                        memset(bins, 0, sizeof bins);
-                        bins_clear = 1;
-                    }
-                    bin_put(bins, &ring, p);
-                    omax = (v8i)_mm512_max_epi64((__m512i)ep, (__m512i)omax), nout++;
-                    continue;
+                if (!bins_clear) {
+                    memset(bins, 0, sizeof bins);
+                    bins_clear = 1;
                 }
+                bin_put(bins, &ring, p);
+                omax = (v8i)_mm512_max_epi64((__m512i)ep, (__m512i)omax), nout++;
+                continue;
             }
             v8d q1 = (s1 + p) - s1;
             w1 += q1, w2 += p - q1;
@@ -463,7 +469,8 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
         if (nout && nout * 16 >= (i - i0) / XL && (max_lane(omax) > ehi || max_lane(omax) < elo))
             window_f(max_lane(omax), &elo, &ehi, &s1);
     }
-    if (i > negz * XL) /* (some product not -0) */
+    if (i > 0 && _mm512_test_epi64_mask((__m512i)nz, (__m512i)nz)) /* (a stopped block's
+                                                                    * mark: Inf or NaN) */
         a->not_negzero = 1;
     a->count += i;
     _mm256_zeroupper(); /* (as spill_lanes') */

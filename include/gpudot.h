@@ -23,7 +23,7 @@ extern "C" {
     X(OK, "ok", "success")                                                                         \
     X(BAD_TYPE, "badType", "X and Y must be single or double arrays")                              \
     X(SIZE_MISMATCH, "sizeMismatch", "sizes of X and Y must match or be compatible")               \
-    X(BAD_DIM, "badDim", "DIM must be a positive integer scalar")                                  \
+    X(BAD_DIM, "badDim", "DIM not supported for these operands")                                   \
     X(BAD_OPTION, "badOption", "invalid option")                                                   \
     X(NO_DEVICE, "noDevice", "no usable CUDA device")                                              \
     X(OUT_OF_MEMORY, "outOfMemory", "out of memory")                                               \

@@ -245,6 +245,11 @@
 %!     error ("no error for case %d", i);
 %!   catch err
 %!     assert (err.identifier, ["gpudot:" fails{i, 2}]);
+%!     if (strcmp (fails{i, 2}, "badDim"))          # (the DIM is valid: the layout refuses it)
+%!       assert (strncmp (err.message, "gdot: DIM not supported", 23) ...
+%!               || strncmp (err.message, "gnorm: DIM not supported", 24), err.message);
+%!       assert (! isempty (strfind (err.message, "several GPUs")), err.message);
+%!     endif
 %!   end_try_catch
 %! endfor
 %! A = gather (G);
