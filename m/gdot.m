@@ -27,7 +27,8 @@
 ## argument is conjugated.  The result is single if either input is single and neither
 ## is an integer, else double, as @code{dot}'s.  Beyond @code{dot}: sizes compatible
 ## under broadcasting give @code{sum (conj (@var{x}) .* @var{y}, @var{dim})}; integer
-## inputs sum exactly (up to 2^53) where @code{dot} saturates, and enter by their values
+## inputs sum exactly (up to 2^53; 64-bit values past 2^53 enter rounded to double, as in
+## @code{dot}) where @code{dot} saturates, and enter by their values
 ## beside fractional ones (@code{gdot (int8 ([1 2]), [1.5 1])} is 3.5, where @code{dot}
 ## rounds each product to int8: 4); sparse inputs are reduced from their nonzeros, with a
 ## full result (0 * Inf and 0 * NaN at their zeros are NaN, as for full operands).
@@ -50,9 +51,9 @@
 ## for singles (1.1-1.4x), 2^24 to 2^30 elements on an H100; complex ones 2-2.7x
 ## @code{"double"}'s; many short columns 1.9-5x a native call (an H200); garrays on
 ## several GPUs on their devices; rows of garrays are summed on the host; on the CPU
-## engine 0.9-1.3x @code{"double"}'s time on random data, 4.4-5x (singles) and 5-5.8x
-## (doubles) where the products span most of the exponent range (10^7 elements, 2 cores
-## of an AVX-512 CPU).
+## engine 0.9-1.5x @code{"double"}'s time on random data (zeros among it too), 2.0-3.7x
+## where the products span most of the exponent range (10^7 elements, 2 cores of an
+## AVX-512 CPU).
 ## @item "device"
 ## @code{"auto"} (default): garrays on the GPU, host arrays on the CPU engine (copying host
 ## data to a GPU costs more than the CPU engine's whole reduction); without a usable GPU

@@ -297,3 +297,13 @@ endfunction
 %!   z = gdot (complex ([1e300 1e300], 1), [1e300 -1e300], "device", d{1});
 %!   assert (isnan (real (z)) && imag (z) == 0);
 %! endfor
+
+%!test
+%! ## 64-bit integers past 2^53 enter rounded to double, as dot rounds them (documented):
+%! ## in every mode, the exact one too
+%! x = int64 ([2^53 + 1, 1]);  y = int64 ([1 1]);
+%! for a = {"double", "native", "compensated", "exact"}
+%!   assert (gdot (x, y, "accum", a{1}), dot (x, y));
+%!   assert (gdot (x, y, "accum", a{1}), 2^53);
+%! endfor
+%! assert (gdot (uint64 (2^64 - 1), uint64 (1)), 2^64);
