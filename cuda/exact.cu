@@ -414,30 +414,31 @@ __global__ void __launch_bounds__(kThreads, NS == 1   ? 4
             take(xv[u], yv[u], xi[u], yi[u]);
         }
     }
-    /* Doubles: the warp's expansions merged into lane 0's by shuffles (TwoSums: what falls
-     * out goes to the digits, as ever), so that one lane flushes its slots where 32 did,
-     * their atomics on a short output's few digits serialised.  H200, kernel_bench's whole
-     * calls, 64 x 2^21 doubles: gdot 10.5-11.2 -> 6.3-6.4 ms, gcosine 29.6 -> 16.4-16.6;
-     * singles (4 slots, one term a product) went 5.8-6.0 -> 9.4-9.6 ms, and flush as
-     * before. */
-    if constexpr (TWO) {
+    /* The warp's expansions merged towards lane 0's by shuffles (TwoSums: what falls out
+     * goes to the digits, as ever), so that fewer lanes flush, where 32 lanes' atomics on a
+     * short output's few digits serialised: doubles' whole slots (H200, kernel_bench's
+     * whole calls, 64 x 2^21 doubles: gdot 10.5-11.8 -> 6.3-7.0 ms, gcosine 29.5-30.8 ->
+     * 16.4-17.2), singles' leading slots for cosines and complex sums (64 x 2^21 gcosine
+     * 12.7 -> 10.7-10.8 ms, the 768 x 10^6 query 13.1-13.4 -> 10.9-11.1).  Singles' dots
+     * went 5.6 -> 6.4 ms so (9.4 with whole slots) and flush as before. */
+    constexpr int MS = TWO ? S : NS > 1 ? 1 : 0;
 #pragma unroll
-        for (int off = 16; off > 0; off >>= 1)
-#pragma unroll
-            for (int j = 0; j < NS; j++)
-#pragma unroll
-                for (int i = 0; i < S; i++) {
-                    double v = __shfl_down_sync(0xffffffffu, a[j][i], off);
-                    if ((threadIdx.x & 31) < off && v != 0)
-                        expand(a[j], v, dig[j]);
-                }
-    }
-    if (!TWO || (threadIdx.x & 31) == 0)
+    for (int off = 16; off > 0; off >>= 1)
 #pragma unroll
         for (int j = 0; j < NS; j++)
 #pragma unroll
-            for (int i = 0; i < S; i++)
-                flush(dig[j], a[j][i]);
+            for (int i = 0; i < MS; i++) {
+                double v = __shfl_down_sync(0xffffffffu, a[j][i], off);
+                if ((threadIdx.x & 31) < off && v != 0)
+                    expand(a[j], v, dig[j]);
+                else if ((threadIdx.x & 31) >= off && (threadIdx.x & 31) < 2 * off)
+                    a[j][i] = 0; /* (sent) */
+            }
+#pragma unroll
+    for (int j = 0; j < NS; j++)
+#pragma unroll
+        for (int i = 0; i < S; i++)
+            flush(dig[j], a[j][i]);
     if constexpr (FIN)
         block_finish<NS>(wd, nw, fl, (char *)dst + (int64_t)blockIdx.y * fo.ob, nk > 0, fo);
     else
