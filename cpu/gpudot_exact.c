@@ -280,11 +280,12 @@ EXACT_V4 static inline int block_out(v8i ep, int64_t plo)
     return any_neg((ep - plo) | (2023 - ep));
 }
 
-/* A block's zero products (z: their lanes; x y exactly 0, not underflowed) add nothing,
- * so they take the exponent field `in` (one the block's others can go with) and the block
- * stays in the lanes; a block of -0 products alone is counted (*negz), since the sign of
- * an exact zero sum is -0 only where every product is.  Before, a zero left the lanes for
- * a block: gdot of 10^7 doubles half 0 in "exact", 2 threads on the 2-core VM: 67 ms. */
+/* Doubles: a block's zero products (z: their lanes; x y exactly 0, not underflowed) add
+ * nothing, so they take the exponent field `in` (one the block's others can go with) and
+ * the block stays in the lanes; a block of -0 products alone is counted (*negz), since the
+ * sign of an exact zero sum is -0 only where every product is.  Before, a zero left the
+ * lanes for its block: gdot of 10^7 doubles half 0 in "exact", 2 threads on the 2-core
+ * VM: 67 -> 3.0-3.6 ms.  (Singles replace theirs in lanes_f's main path.) */
 EXACT_V4 static inline v8i zeros_in(v8i ep, v8i z, v8d p, int64_t in, int64_t *negz)
 {
     *negz += (_mm512_movepi64_mask((__m512i)z) & _mm512_movepi64_mask((__m512i)p)) == 0xff;
@@ -370,18 +371,20 @@ static void bins_fold(gd_exact *a, int64_t *bins, bin_ring *r)
         }
 }
 
-/* The window of the lanes below: set by the first block's largest product (the exponent
- * field top), and again by the largest of a run's blocks out of it where they were half
- * the run or more, so that it follows data that grow or shrink past it.  gdot of 10^7
- * singles 2^(-120 .. 120) in order, 2 threads on the 2-core VM: 2.30 -> 1.27 ms; doubles
- * 2^(-1000 .. 1000): 8.70 -> 3.64.  T: 2^6 above the largest product (the windows: the
- * comments of lanes_f and lanes_d). */
 /* 2^k in every lane, k within the normal doubles' exponents (no call: ldexp's cost the
  * loops their registers) */
 EXACT_V4 static inline v8d pow2(int k)
 {
     return (v8d)((v8i){0} + ((int64_t)(k + 1023) << 52));
 }
+
+/* The windows of the lanes below, from a largest product's exponent field (top): set by
+ * the first block's, and again at a run's end by the largest of its blocks out of the
+ * window where those were a sixteenth of the run or more and that product lies outside it,
+ * so that the window follows data that grow or shrink past it.  gdot of 10^7 singles
+ * 2^(-120 .. 120) in order, 2 threads on the 2-core VM: 2.30 -> 1.27 ms; doubles
+ * 2^(-1000 .. 1000): 8.70 -> 3.6-5.3.  T: 2^6 above the largest product (the windows: the
+ * comments of lanes_f and lanes_d). */
 EXACT_V4 __attribute__((always_inline)) static inline void window_f(int64_t top, int64_t *lo,
                                                                     int64_t *hi, v8d *s1)
 {
