@@ -563,37 +563,192 @@ EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, i
     return i;
 }
 
-/* whether this CPU runs the lanes (x86-64-v4), asked once */
-static int lanes_ok(void)
+/* CPUs with AVX2 and FMA but not AVX-512 (x86-64-v3): the windows of lanes_d and lanes_f
+ * in 4 lanes of 256 bits, zero products taken in; any other block (outside the window,
+ * past the fast range) stops them, the one-at-a-time path takes it, and the next entry
+ * sets the window again from its first block.  No chunk sets or bins: data of wide range
+ * goes one product at a time, as before. */
+#define EXACT_V3 __attribute__((target("arch=x86-64-v3")))
+typedef double v4d __attribute__((vector_size(32)));
+typedef int64_t v4i __attribute__((vector_size(32)));
+
+EXACT_V3 static inline int any_neg4(v4i v)
 {
-    static int ok = -1; /* (a race writes the same value) */
-    if (ok < 0) {
-        __builtin_cpu_init();
-        ok = __builtin_cpu_supports("x86-64-v4") > 0;
-    }
-    return ok;
+    return _mm256_movemask_pd((__m256d)v) != 0;
 }
 
-/* blocks of XL through the lanes while they take them; a block they stop at, and the
- * tail, one product at a time */
-#define DEFINE_BULK(SUF, T, LANES, ONE)                                                            \
+EXACT_V3 static inline int64_t max_lane4(v4i v)
+{
+    int64_t mx = v[0];
+    for (int l = 1; l < 4; l++)
+        mx = v[l] > mx ? v[l] : mx;
+    return mx;
+}
+
+/* the lanes of v that are not 0 into the chunks (as spill_lanes) */
+EXACT_V3 static void spill4(gd_exact *a, v4d v)
+{
+    double t[4];
+    memcpy(t, &v, sizeof t);
+    for (int l = 0; l < 4; l++)
+        if (t[l] != 0)
+            chunk_spill(a, t[l]);
+    _mm256_zeroupper(); /* (as spill_lanes') */
+}
+
+/* 2^k, k within the normal doubles' exponents */
+static inline double pow2s(int k)
+{
+    uint64_t b = (uint64_t)(k + 1023) << 52;
+    double v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+EXACT_V3 static int64_t lanes4_d(gd_exact *a, const double *x, const double *y, int64_t m)
+{
+    v4d s1 = {0}, t1 = {0};
+    v4i nz = {0}; /* (as lanes_f's) */
+    int64_t i = 0, plo = 0, phi = -1;
+    int stop = 0;
+    while (!stop && i + 4 <= m) {
+        v4d w1 = {0}, w2 = {0}, u1 = {0}, u2 = {0};
+        int64_t end = m - i > WIN_BLOCKS * 4 ? i + WIN_BLOCKS * 4 : m;
+        for (; i + 4 <= end; i += 4) {
+            v4d xv = (v4d)_mm256_loadu_pd(x + i), yv = (v4d)_mm256_loadu_pd(y + i);
+            v4d p = xv * yv;
+            v4i ep = ((v4i)p >> 52) & 0x7ff;
+            v4i z = (v4i)(p == 0) & ((v4i)(xv == 0) | (v4i)(yv == 0)); /* (not underflowed) */
+            if (phi < 0) { /* the windows, from this first block (lanes_d's) */
+                v4i e1 = (ep & ~z) | (1023 & z);
+                if (any_neg4((e1 - 55) | (2023 - e1))) {
+                    stop = 1;
+                    break;
+                }
+                int64_t top = max_lane4(ep);
+                if (top == 0) { /* (zeros alone: no window yet) */
+                    nz |= (v4i)p ^ INT64_MIN;
+                    continue;
+                }
+                int t = (int)top - 1023 + 7;
+                plo = t + 993 > 55 ? t + 993 : 55, phi = t + 1022 < 2023 ? t + 1022 : 2023;
+                s1 = (v4d){0} + pow2s(t + 12), t1 = (v4d){0} + pow2s(t - 42);
+            }
+            ep = (ep & ~z) | (plo & z);
+            if (any_neg4((ep - plo) | (phi - ep))) {
+                stop = 1;
+                break;
+            }
+            nz |= (v4i)p ^ INT64_MIN;
+            v4d e = (v4d)_mm256_fmsub_pd((__m256d)xv, (__m256d)yv, (__m256d)p);
+            v4d q1 = (s1 + p) - s1, g1 = (t1 + e) - t1;
+            w1 += q1, w2 += p - q1, u1 += g1, u2 += e - g1;
+        }
+        spill4(a, w1), spill4(a, w2), spill4(a, u1), spill4(a, u2);
+    }
+    if (nz[0] | nz[1] | nz[2] | nz[3])
+        a->not_negzero = 1;
+    a->count += i;
+    _mm256_zeroupper();
+    return i;
+}
+
+EXACT_V3 static int64_t lanes4_f(gd_exact *a, const float *x, const float *y, int64_t m)
+{
+    v4d s1 = {0};
+    v4i nz = {0};
+    int64_t i = 0, elo = 1023, ehi = -1;
+    int stop = 0;
+    while (!stop && i + 4 <= m) {
+        v4d w1 = {0}, w2 = {0};
+        int64_t end = m - i > WIN_BLOCKS * 4 ? i + WIN_BLOCKS * 4 : m;
+        for (; i + 4 <= end; i += 4) {
+            v4d p = (v4d)_mm256_cvtps_pd(_mm_loadu_ps(x + i)) *
+                    (v4d)_mm256_cvtps_pd(_mm_loadu_ps(y + i));
+            v4i e0 = ((v4i)p >> 52) & 0x7ff, z = e0 == 0; /* (zeros: x or y 0) */
+            if (ehi < 0) {                                /* the window (lanes_f's) */
+                v4i e1 = (e0 & ~z) | (1023 & z);
+                if (any_neg4((e1 - 1) | (2023 - e1))) {
+                    stop = 1;
+                    break;
+                }
+                int64_t top = max_lane4(e0);
+                if (top == 0) {
+                    nz |= (v4i)p ^ INT64_MIN;
+                    continue;
+                }
+                int t = (int)top - 1023 + 7;
+                ehi = t + 1022, elo = t + 989;
+                s1 = (v4d){0} + pow2s(t + 12);
+            }
+            v4i ep = (e0 & ~z) | (elo & z);
+            if (any_neg4((ep - elo) | (ehi - ep))) {
+                stop = 1;
+                break;
+            }
+            nz |= (v4i)p ^ INT64_MIN;
+            v4d q1 = (s1 + p) - s1;
+            w1 += q1, w2 += p - q1;
+        }
+        spill4(a, w1), spill4(a, w2);
+    }
+    if (nz[0] | nz[1] | nz[2] | nz[3])
+        a->not_negzero = 1;
+    a->count += i;
+    _mm256_zeroupper();
+    return i;
+}
+
+/* Which bulk loops run: 4 (the AVX-512 lanes), 3 (the AVX2 ones), 0 (one product at a
+ * time), from the CPU, asked once; gd_exact_set_lanes lowers it for tests. */
+static int lanes_level = -1; /* (a race writes the same value) */
+static int lanes_ok(void)
+{
+    if (lanes_level < 0) {
+        __builtin_cpu_init();
+        lanes_level = __builtin_cpu_supports("x86-64-v4") > 0   ? 4
+                      : __builtin_cpu_supports("x86-64-v3") > 0 ? 3
+                                                                : 0;
+    }
+    return lanes_level;
+}
+
+int gd_exact_set_lanes(int level)
+{
+    lanes_level = -1;
+    int top = lanes_ok();
+    lanes_level = level >= 0 && level < top ? level : top;
+    return lanes_level;
+}
+
+/* blocks of XL through the lanes while they take them; where they stop, `slow` products
+ * one at a time (XL, doubled up to SLOW_MAX while the lanes take fewer than 64 blocks
+ * between stops: the AVX2 lanes stop at every block outside their window, and re-entering
+ * them every few products of wide-range data cost 6.6 ns a double product where one at a
+ * time takes 3.8), and the tail */
+#define SLOW_MAX 4096
+#define DEFINE_BULK(SUF, T, LANES, LANES4, ONE)                                                    \
     void gd_exact_dot_##SUF(gd_exact *a, const T *x, const T *y, int64_t n)                        \
     {                                                                                              \
-        int64_t i = 0;                                                                             \
-        int v4 = lanes_ok();                                                                       \
+        int64_t i = 0, slow = XL;                                                                  \
+        int v = lanes_ok();                                                                        \
         while (i < n) {                                                                            \
-            int64_t m = v4 ? (n - i) / XL * XL : 0;                                                \
+            int64_t m = v ? (n - i) / XL * XL : 0;                                                 \
             m = m < XRUN * XL ? m : XRUN * XL;                                                     \
-            int64_t done = m ? LANES(a, x + i, y + i, m) : 0;                                      \
+            int64_t done = !m       ? 0                                                            \
+                           : v == 4 ? LANES(a, x + i, y + i, m)                                    \
+                                    : LANES4(a, x + i, y + i, m);                                  \
             i += done;                                                                             \
-            if (done < m || m == 0)                                                                \
-                for (int64_t e = v4 && i + XL < n ? i + XL : n; i < e; i++)                        \
+            if (done < m || m == 0) {                                                              \
+                slow = done >= 64 * XL ? XL : slow < SLOW_MAX ? 2 * slow : SLOW_MAX;               \
+                for (int64_t e = v && n - i > slow ? i + slow : n; i < e; i++)                     \
                     ONE(a, x[i], y[i]);                                                            \
+            }                                                                                      \
         }                                                                                          \
     }
 
-DEFINE_BULK(d, double, lanes_d, add_prod_fast)
-DEFINE_BULK(f, float, lanes_f, add_prod_fast_f)
+DEFINE_BULK(d, double, lanes_d, lanes4_d, add_prod_fast)
+DEFINE_BULK(f, float, lanes_f, lanes4_f, add_prod_fast_f)
 
 void gd_exact_add_prod_wide(gd_exact *a, double x, double y)
 {

@@ -40,6 +40,9 @@ void gd_exact_dot_d(gd_exact *a, const double *x, const double *y, int64_t n);
 void gd_exact_dot_f(gd_exact *a, const float *x, const float *y, int64_t n);
 /* x * y by the whole-range path alone (tests compare it with the fast stage) */
 void gd_exact_add_prod_wide(gd_exact *a, double x, double y);
+/* test hook: the bulk loops' level (4: AVX-512 lanes, 3: AVX2 lanes, 0: none) lowered to
+ * level where the CPU runs more (a negative level: the CPU's own); returns the level in force */
+int gd_exact_set_lanes(int level);
 void gd_exact_merge(gd_exact *a, const gd_exact *b);
 void gd_exact_normalise(gd_exact *a);
 double gd_exact_round_d(const gd_exact *a);

@@ -31,6 +31,10 @@
  *                                                       (real, of one class; in chunks of c
  *                                                       merged; w: by the whole-range path
  *                                                       alone: tests/test_exact.m)
+ *   n = __gpudot__ ("exact_lanes", level)               the exact mode's bulk loops: 4
+ *                                                       AVX-512 lanes, 3 AVX2 ones, 0 none,
+ *                                                       at most the CPU's (-1: the CPU's);
+ *                                                       n: the level now in force
  */
 #include <math.h>
 #include <stdint.h>
@@ -149,6 +153,15 @@ static void hook_exact_dot(int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
     }
 }
 
+static void hook_exact_lanes(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    (void)nlhs;
+    if (nrhs != 2 || !mxIsNumeric(prhs[1]) || mxGetNumberOfElements(prhs[1]) != 1 ||
+        mxIsComplex(prhs[1]) || isnan(mxGetScalar(prhs[1])))
+        gd_error("gpudot:badOption", "__gpudot__: exact_lanes takes one level: 4, 3, 0 or -1");
+    plhs[0] = mxCreateDoubleScalar((double)gd_exact_set_lanes((int)mxGetScalar(prhs[1])));
+}
+
 static void hook_runtime_launch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     (void)nlhs, (void)plhs;
@@ -198,6 +211,7 @@ const gateway_op gateway_hook_ops[] = {
     {"warp_batch", hook_warp_batch},
     {"staged", hook_staged},
     {"exact_dot", hook_exact_dot},
+    {"exact_lanes", hook_exact_lanes},
     {"runtime_launch", hook_runtime_launch},
 };
 const size_t gateway_n_hook_ops = sizeof gateway_hook_ops / sizeof *gateway_hook_ops;

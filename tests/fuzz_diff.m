@@ -208,8 +208,16 @@ function desc = case_reduce (fn, devices)
     error ("%s: %s", desc, err.message);
   end_try_catch
   if (strcmp (accum, "exact"))
-    exact_reversed (fn, x0, y0, xx, yy, pargs, dimargs, opts, got0, desc);
-    exact_cancelled (fn, x0, y0, xx, yy, dimargs, opts, desc);
+    ## those checks at a level of the CPU's bulk loops drawn (its own, the AVX2 lanes, one
+    ## product at a time; at most the CPU's): the same bits by every path
+    level = __gpudot__ ("exact_lanes", [-1 3 0](randi (3)));
+    desc = sprintf ("%s [exact lanes %d]", desc, level);
+    unwind_protect
+      exact_reversed (fn, x0, y0, xx, yy, pargs, dimargs, opts, got0, desc);
+      exact_cancelled (fn, x0, y0, xx, yy, dimargs, opts, desc);
+    unwind_protect_cleanup
+      __gpudot__ ("exact_lanes", -1);
+    end_unwind_protect
   endif
 endfunction
 

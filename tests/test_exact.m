@@ -196,5 +196,52 @@
 %!   y(3) = -1;
 %!   assert (e (x, y), cast (-Inf, cls{1}));
 %! endfor
+%!test
+%! ## each level of bulk loop the CPU runs (AVX-512 lanes, AVX2 ones, one product at a
+%! ## time) on the same data families, against the whole-range path, bit for bit
+%! e = @(varargin) __gpudot__ ("exact_dot", varargin{:});
+%! bits = @(v) typecast (v, ifelse (isa (v, "single"), "uint32", "uint64"));
+%! top = __gpudot__ ("exact_lanes", -1);
+%! unwind_protect
+%!   for level = unique ([top, 3, 0])
+%!     assert (__gpudot__ ("exact_lanes", level), min (level, top));
+%!     randn ("state", 31);  rand ("state", 31);
+%!     for cls = {"double", "single"}
+%!       w = ifelse (strcmp (cls{1}, "double"), 450, 40);
+%!       for t = 1:7
+%!         n = 2^15 + 3 * t;
+%!         x = randn (1, n);  y = randn (1, n);
+%!         switch (t)
+%!           case 2, x = max (x, 0);
+%!           case 3, x(rand (1, n) < 0.9) = 0;  x(1:12) = -0;
+%!           case 4, x = x .* 2 .^ randi ([-w w], 1, n);
+%!           case 5, x = (1:n) .* 2 .^ floor ((1:n) / 1000);
+%!           case 6, x = x .* 2 .^ (40 * (rand (1, n) < 0.5));
+%!           case 7, x(1:4:end) = 2^-30;  y(2:4:end) = 2^20;
+%!         endswitch
+%!         xs = cast (x, cls{1});  ys = cast (y, cls{1});
+%!         k = randperm (n);
+%!         xs = [xs, -xs(k), 3 * 2^-60];  ys = [ys, ys(k), 1];
+%!         want = bits (e (xs, ys, 0, 1));
+%!         assert (isequal (want, bits (cast (3 * 2^-60, cls{1}))), "%d %s %d", level, cls{1}, t);
+%!         assert (isequal (bits (e (xs, ys)), want), "level %d, %s %d", level, cls{1}, t);
+%!         assert (isequal (bits (e (xs, ys, 4097)), want), "level %d, %s %d", level, cls{1}, t);
+%!         z = e (xs(1:end-1), ys(1:end-1));
+%!         assert (z == 0 && ! signbit (z), "level %d, %s %d", level, cls{1}, t);
+%!       endfor
+%!       o = ones (1, 40, cls{1});  nz = -zeros (1, 40, cls{1});
+%!       assert (signbit (e (nz, o)) && signbit (e (nz(1:13), o(1:13))), "level %d", level);
+%!       m = nz;  m(21) = 0;
+%!       assert (! signbit (e (m, o)), "level %d", level);
+%!       x = cast ([1, zeros(1, 15), 2^-600, 0, 0, 1, 0, 0, 0, 0], cls{1});
+%!       y = cast ([1, ones(1, 15), -2^-600, 1, 1, -1, 1, 1, 1, 1], cls{1});
+%!       assert (isequal (bits (e (x, y)), bits (e (x, y, 0, 1))), "level %d", level);
+%!       x(3) = Inf;
+%!       assert (e (x, y), cast (Inf, cls{1}));
+%!     endfor
+%!   endfor
+%! unwind_protect_cleanup
+%!   __gpudot__ ("exact_lanes", -1);
+%! end_unwind_protect
 %!error <two real arrays> __gpudot__ ("exact_dot", [1 2], single ([1 2]))
 %!error <two real arrays> __gpudot__ ("exact_dot", [1 2], [1 2 3])
