@@ -147,8 +147,8 @@ static inline void add_prod_fast_f(gd_exact *a, float x, float y)
  * A block with any other product goes one product at a time.  An exact sum is the same by
  * any path, so the CPU picks one: on the 2-core VM (AMD EPYC), one thread, random data 0.4
  * ns a double product and 0.2 a single one, over the exponent range 1.35 and 0.52, against
- * the chunks' 5.6-6 and 3.1; built for AVX2 or less the lanes took 6.3 and 4.7 or more, so
- * those CPUs keep the chunks. */
+ * the chunks' 5.6-6 and 3.1.  CPUs with AVX2 alone run the windows in 4 lanes (lanes4_d,
+ * lanes4_f); older ones take every product one at a time. */
 #define XL 8
 #define XRUN ((int64_t)1 << 22)
 #define EXACT_V4 __attribute__((target("arch=x86-64-v4")))
