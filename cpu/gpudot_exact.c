@@ -371,11 +371,14 @@ static void bins_fold(gd_exact *a, int64_t *bins, bin_ring *r)
         }
 }
 
-/* 2^k in every lane, k within the normal doubles' exponents (no call: ldexp's cost the
+/* 2^k, k within the normal doubles' exponents, from its bits (no call: ldexp's cost the
  * loops their registers) */
-EXACT_V4 static inline v8d pow2(int k)
+static inline double pow2s(int k)
 {
-    return (v8d)((v8i){0} + ((int64_t)(k + 1023) << 52));
+    uint64_t b = (uint64_t)(k + 1023) << 52;
+    double v;
+    memcpy(&v, &b, sizeof v);
+    return v;
 }
 
 /* The windows of the lanes below, from a largest product's exponent field (top): set by
@@ -384,20 +387,27 @@ EXACT_V4 static inline v8d pow2(int k)
  * so that the window follows data that grow or shrink past it.  gdot of 10^7 singles
  * 2^(-120 .. 120) in order, 2 threads on the 2-core VM: 2.30 -> 1.27 ms; doubles
  * 2^(-1000 .. 1000): 8.70 -> 3.6-5.3.  T: 2^6 above the largest product (the windows: the
- * comments of lanes_f and lanes_d). */
-EXACT_V4 __attribute__((always_inline)) static inline void window_f(int64_t top, int64_t *lo,
-                                                                    int64_t *hi, v8d *s1)
+ * comments of lanes_f and lanes_d); each returns s1, 2^(T + 12), and doubles' t1 is s1
+ * 2^-54.  The AVX2 lanes take the same windows. */
+static inline double window_f(int64_t top, int64_t *lo, int64_t *hi)
 {
     int t = (int)top - 1023 + 7;
     *hi = t + 1022, *lo = t + 989; /* (within the fast range: products of singles) */
-    *s1 = pow2(t + 12);
+    return pow2s(t + 12);
 }
-EXACT_V4 __attribute__((always_inline)) static inline void window_d(int64_t top, int64_t *lo,
-                                                                    int64_t *hi, v8d *s1, v8d *t1)
+static inline double window_d(int64_t top, int64_t *lo, int64_t *hi)
 {
     int t = (int)top - 1023 + 7;
     *lo = t + 993 > 55 ? t + 993 : 55, *hi = t + 1022 < 2023 ? t + 1022 : 2023;
-    *s1 = pow2(t + 12), *t1 = pow2(t - 42);
+    return pow2s(t + 12);
+}
+
+/* singles: e0 with the fields of its zero products (0: x or y is 0, a product of singles
+ * is 0 nowhere else) set to in */
+EXACT_V4 static inline v8i zeros_at(v8i e0, int64_t in)
+{
+    return (v8i)_mm512_mask_mov_epi64(
+        (__m512i)e0, _mm512_testn_epi64_mask((__m512i)e0, (__m512i)e0), _mm512_set1_epi64(in));
 }
 
 /* Singles' window (Rump, Ogita and Oishi's ExtractScalar): a block whose products p all lie
@@ -435,9 +445,7 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
              * 0, one thread, 0.52 -> 0.24 ns a product where zeros were taken out of the
              * loop's main path (random data 0.21 -> 0.23) */
             nz |= (v8i)p ^ INT64_MIN;
-            v8i ep = (v8i)_mm512_mask_mov_epi64((__m512i)e0,
-                                                _mm512_testn_epi64_mask((__m512i)e0, (__m512i)e0),
-                                                _mm512_set1_epi64(elo));
+            v8i ep = zeros_at(e0, elo);
             if (ehi < 0) { /* the window: T = the largest's unbiased exponent + 1 + 6 */
                 if (block_out(ep, 1)) {
                     stop = 1;
@@ -445,10 +453,8 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
                 }
                 if (max_lane(e0) == 0)
                     continue; /* (zeros alone: no window yet) */
-                window_f(max_lane(e0), &elo, &ehi, &s1);
-                ep = (v8i)_mm512_mask_mov_epi64((__m512i)e0,
-                                                _mm512_testn_epi64_mask((__m512i)e0, (__m512i)e0),
-                                                _mm512_set1_epi64(elo));
+                s1 = (v8d){0} + window_f(max_lane(e0), &elo, &ehi);
+                ep = zeros_at(e0, elo);
             }
             if (any_neg((ep - elo) | (ehi - ep))) {
                 if (block_out(ep, 1)) { /* (Inf, NaN) */
@@ -470,7 +476,7 @@ EXACT_V4 static int64_t lanes_f(gd_exact *a, const float *x, const float *y, int
         if (ring.k) /* (blocks went to the bins since the last fold) */
             bins_fold(a, bins, &ring);
         if (nout && nout * 16 >= (i - i0) / XL && (max_lane(omax) > ehi || max_lane(omax) < elo))
-            window_f(max_lane(omax), &elo, &ehi, &s1);
+            s1 = (v8d){0} + window_f(max_lane(omax), &elo, &ehi);
     }
     if (i > 0 && _mm512_test_epi64_mask((__m512i)nz, (__m512i)nz)) /* (a stopped block's
                                                                     * mark: Inf or NaN) */
@@ -518,7 +524,7 @@ EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, i
                 }
                 if (max_lane(ep) == 0)
                     continue; /* (zeros alone: no window yet) */
-                window_d(max_lane(ep), &plo, &phi, &s1, &t1);
+                s1 = (v8d){0} + window_d(max_lane(ep), &plo, &phi), t1 = s1 * 0x1p-54;
             }
             /* TwoProduct's error x y - p, exact wherever |p| >= 2^-968 (no bit of it below
              * the subnormals), by one fused multiply-add (an explicit one: the build's
@@ -552,7 +558,7 @@ EXACT_V4 static int64_t lanes_d(gd_exact *a, const double *x, const double *y, i
         }
         spill_lanes(a, w1), spill_lanes(a, w2), spill_lanes(a, u1), spill_lanes(a, u2);
         if (nwide && nwide * 16 >= (i - i0) / XL && (max_lane(omax) > phi || max_lane(omax) < plo))
-            window_d(max_lane(omax), &plo, &phi, &s1, &t1);
+            s1 = (v8d){0} + window_d(max_lane(omax), &plo, &phi), t1 = s1 * 0x1p-54;
         if (nwide)
             wide_flush(c, &ring), lanes_fold(a, c), nwide = 0;
     }
@@ -596,15 +602,6 @@ EXACT_V3 static void spill4(gd_exact *a, v4d v)
     _mm256_zeroupper(); /* (as spill_lanes') */
 }
 
-/* 2^k, k within the normal doubles' exponents */
-static inline double pow2s(int k)
-{
-    uint64_t b = (uint64_t)(k + 1023) << 52;
-    double v;
-    memcpy(&v, &b, sizeof v);
-    return v;
-}
-
 EXACT_V3 static int64_t lanes4_d(gd_exact *a, const double *x, const double *y, int64_t m)
 {
     v4d s1 = {0}, t1 = {0};
@@ -630,9 +627,7 @@ EXACT_V3 static int64_t lanes4_d(gd_exact *a, const double *x, const double *y, 
                     nz |= (v4i)p ^ INT64_MIN;
                     continue;
                 }
-                int t = (int)top - 1023 + 7;
-                plo = t + 993 > 55 ? t + 993 : 55, phi = t + 1022 < 2023 ? t + 1022 : 2023;
-                s1 = (v4d){0} + pow2s(t + 12), t1 = (v4d){0} + pow2s(t - 42);
+                s1 = (v4d){0} + window_d(top, &plo, &phi), t1 = s1 * 0x1p-54;
             }
             ep = (ep & ~z) | (plo & z);
             if (any_neg4((ep - plo) | (phi - ep))) {
@@ -677,9 +672,7 @@ EXACT_V3 static int64_t lanes4_f(gd_exact *a, const float *x, const float *y, in
                     nz |= (v4i)p ^ INT64_MIN;
                     continue;
                 }
-                int t = (int)top - 1023 + 7;
-                ehi = t + 1022, elo = t + 989;
-                s1 = (v4d){0} + pow2s(t + 12);
+                s1 = (v4d){0} + window_f(top, &elo, &ehi);
             }
             v4i ep = (e0 & ~z) | (elo & z);
             if (any_neg4((ep - elo) | (ehi - ep))) {
