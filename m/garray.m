@@ -346,15 +346,25 @@ classdef garray < handle
       if (! (isnumeric (p) && isscalar (p) && isreal (p) && p > 0))   # as vecnorm
         error ("gpudot:badOption", "vecnorm: P must be positive real scalar or Inf");
       endif
+      if (any (x.dims == 0))            # Octave's shapes for empties differ by release
+        n = vecnorm (garray.empty_like (x), p, varargin{:});
+        return;
+      endif
       n = garray.as ("vecnorm", @gnorm, x, p, varargin{:});
-      if (garray.vecnorm_nan ())
+      if (p == Inf && garray.vecnorm_skips_nan ())
+        if (any (isnan (n(:))))
+          n = garray.inf_norm_skipping_nan (n, x, varargin);
+        endif
+      elseif (garray.vecnorm_nan ())
         n = garray.nan_parts (n, x, p, varargin);
       endif
     endfunction
 
     function n = norm (x, p = 2, opt = "")
       if (! isempty (opt))
-        if (any (strcmpi (opt, {"rows"})))
+        if (numel (x.dims) > 2)
+          error ("gpudot:badDim", "norm: only valid for 2-D objects");
+        elseif (any (strcmpi (opt, {"rows"})))
           n = garray.nan_parts (garray.as ("norm", @gnorm, x, p, 2), x, p, {2});
         elseif (any (strcmpi (opt, {"columns", "cols"})))
           n = garray.nan_parts (garray.as ("norm", @gnorm, x, p, 1), x, p, {1});
@@ -679,10 +689,7 @@ classdef garray < handle
       dim = double (dim);
       if (any (x.dims == 0) || ! x.ondevice || numel (x.devices) > 1)
         if (any (x.dims == 0))
-          h = zeros (x.dims, x.elclass);
-          if (x.cplx)
-            h = complex (h);
-          endif
+          h = garray.empty_like (x);
         else
           h = gather (x);
         endif
@@ -713,8 +720,7 @@ classdef garray < handle
       if (x.ondevice && numel (x.devices) == 1 && ! x.cplx && k <= 256 && ! any (x.dims == 0))
         [b, i] = __gpudot__ ("garray_topk", x.id, k, dim, is_min);
       elseif (any (x.dims == 0))
-        h = zeros (x.dims, x.elclass);
-        [b, i] = __gpudot_topk__ (ifelse (x.cplx, complex (h), h), k, dim, is_min);
+        [b, i] = __gpudot_topk__ (garray.empty_like (x), k, dim, is_min);
       else
         [b, i] = __gpudot_topk__ (gather (x), k, dim, is_min);
       endif
@@ -756,6 +762,42 @@ classdef garray < handle
         nan_p = isnan (vecnorm (complex (Inf, NaN), Inf));
       endif
       tf = nan_p;
+    endfunction
+
+    ## whether this Octave's vecnorm (x, Inf) skips NaN, as max (abs (x)) (7.3 and 9.4;
+    ## 11.3's gives NaN, as gnorm)
+    function tf = vecnorm_skips_nan ()
+      persistent skips;
+      if (isempty (skips))
+        skips = ! isnan (vecnorm ([NaN 1], Inf));
+      endif
+      tf = skips;
+    endfunction
+
+    ## Such a vecnorm's values where gnorm's n is NaN.  Real data take max and min on
+    ## the device; complex data, whose elements half Inf, half NaN have the modulus Inf
+    ## where max skips them as NaN, the host's vecnorm.
+    function n = inf_norm_skipping_nan (n, x, dimargs)
+      if (isempty (dimargs))
+        dim = garray.first_dim (x);
+      else
+        dim = dimargs{1};
+      endif
+      if (x.cplx)
+        m = vecnorm (gather (x), Inf, dim);
+      else
+        m = abs (max (max (x, [], dim), -min (x, [], dim)));
+      endif
+      k = isnan (n);
+      n(k) = m(k);
+    endfunction
+
+    ## a host array of x's size, class and complexity, for Octave's answers on empties
+    function h = empty_like (x)
+      h = zeros (x.dims, x.elclass);
+      if (x.cplx)
+        h = complex (h);
+      endif
     endfunction
 
     ## the largest of the sums s, NaN where one is: a NaN anywhere makes the norm NaN

@@ -118,6 +118,37 @@
 %! end_try_catch
 
 %!test
+%! ## vecnorm and norm's options where this release's functions have their own rules: NaN
+%! ## at p = Inf (vecnorm skips it in Octave 7 to 10), empties (shapes differ by release),
+%! ## arrays past 2-D (norm refuses them with "rows" or "columns")
+%! m = [1 NaN -3; 2 2 2; NaN NaN NaN; -5 NaN 4];
+%! for c = {@double, @single, @(v) complex (v, v .* (v > 0))}
+%!   h = c{1} (m);
+%!   G = garray (h);
+%!   for d = {{}, {1}, {2}, {3}}
+%!     assert (vecnorm (G, Inf, d{1}{:}), vecnorm (h, Inf, d{1}{:}), -2 * eps (class (h)));
+%!     assert (vecnorm (G, 2, d{1}{:}), vecnorm (h, 2, d{1}{:}), -4 * eps (class (h)));
+%!   endfor
+%! endfor
+%! for e = {zeros(0, 3), zeros(3, 0), [], zeros(1, 0), zeros(0, 1), zeros(0, 3, 2), single(zeros(1, 1, 0))}
+%!   for a = {{}, {1}, {Inf}, {Inf, 1}, {2, 1}, {Inf, 2}, {1, 3}, {Inf, 3}}
+%!     want = vecnorm (e{1}, a{1}{:});
+%!     got = vecnorm (garray (e{1}), a{1}{:});
+%!     assert (class (got), class (want));
+%!     assert (size (got), size (want));
+%!   endfor
+%! endfor
+%! A = garray (rand (2, 3, 2));
+%! for o = {"rows", "columns", "cols"}
+%!   try
+%!     norm (A, 2, o{1});
+%!     error ("no error");
+%!   catch err
+%!     assert (err.identifier, "gpudot:badDim");
+%!   end_try_catch
+%! endfor
+
+%!test
 %! ## everything else: one error naming gather
 %! ops = {@() g + 1, @() 1 - g, @() g .* g, @() g * 2, @() g ./ 2, @() g .^ 2, @() -g, ...
 %!        @() g == g, @() g < 1, @() g', @() g.', @() ! g, @() abs (g), @() horzcat (g, g), ...
