@@ -42,13 +42,16 @@
 ## @qcode{"[1x2 double] on GPU 0"}).  Octave's @code{dot}, @code{norm} (vector norms, and
 ## @code{"fro"}, 1 and Inf of a matrix), @code{vecnorm}, @code{sum}, @code{mean},
 ## @code{any} and @code{all} run on the device when given garrays, with Octave's results
-## and errors (@code{any} ignores NaN, @code{all} counts it as nonzero; an empty garray
-## gives what Octave gives for an empty array), with two differences: @code{sum} and
-## @code{mean} add singles in double (as Octave 9 and later's @code{mean}; Octave's
-## @code{sum} adds them in single, whose partial sums can overflow where the result does
-## not), and a matrix's 1- or Inf-norm is NaN where any column's (row's) sum is NaN
-## (Octave 7 to 11 keep a NaN only in the first sum: @code{norm ([1 NaN; 1 1], 1)} is 2
-## there).  @code{isequaln} compares contents.
+## and errors (@code{any} ignores NaN; an empty garray gives what Octave gives for an
+## empty array), with three differences: @code{sum} and @code{mean} add singles in double
+## (as Octave 9 and later's @code{mean}; Octave's @code{sum} adds them in single, whose
+## partial sums can overflow where the result does not); a matrix's 1- or Inf-norm is NaN
+## where any column's (row's) sum is NaN (Octave 7 to 11 keep a NaN only in the first
+## sum: @code{norm ([1 NaN; 1 1], 1)} is 2 there); and @code{all} counts NaN as nonzero
+## along every dimension, as Octave's does along the first (Octave 7 to 11 count it as
+## zero along a later dimension where the ones before it hold more than one element:
+## @code{all ([1 NaN; 1 1], 2)} is @code{[false; true]} there).  @code{isequaln}
+## compares contents.
 ## @code{max} and @code{min} (@code{[m, i] = max (g, [], dim)}) run on the device by
 ## Octave's rules (NaN skipped unless alone, ties to the lowest index, complex values by
 ## magnitude, then argument).  @code{[b, i] = maxk (g, k, dim)} and @code{mink} give the
@@ -404,8 +407,8 @@ classdef garray < handle
       m = garray.reduction ("mean", x, varargin, @(dim) garray.mean_of (x, dim));
     endfunction
 
-    ## any ignores NaN, all counts it as nonzero (Octave's rules): on the device, the
-    ## largest magnitude for any (NaN there: decided on the host) and the count of nonzeros
+    ## any ignores NaN, all counts it as nonzero (along DIM 1, Octave's rules): on the device,
+    ## the largest magnitude for any (NaN there: decided on the host) and the count of nonzeros
     ## for all
     function tf = any (x, varargin)
       tf = garray.reduction ("any", x, varargin, @(dim) garray.any_of (x, dim));

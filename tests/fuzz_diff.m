@@ -383,7 +383,8 @@ function desc = garray_reduce (op, g, x, q, gn)
   want = feval (op, x, dimargs{:});
   if (any (strcmp (op, {"any", "all"})))
     ## any ignores NaN and all counts it as true, as Octave's any and all do along the
-    ## first two dimensions (Octave 7-11's all along the third treats NaN as false)
+    ## first dimension (Octave 7-11's all along a later one treats NaN as false where the
+    ## dimensions before it hold more than one element: documented in garray's help)
     z = x;
     z(isnan (z)) = ifelse (strcmp (op, "any"), 0, 1);
     want = feval (op, z, dimargs{:});
