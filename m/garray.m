@@ -407,9 +407,9 @@ classdef garray < handle
       m = garray.reduction ("mean", x, varargin, @(dim) garray.mean_of (x, dim));
     endfunction
 
-    ## any ignores NaN, all counts it as nonzero (along DIM 1, Octave's rules): on the device,
-    ## the largest magnitude for any (NaN there: decided on the host) and the count of nonzeros
-    ## for all
+    ## any ignores NaN, all counts it as nonzero (along DIM 1, Octave's rules): on the
+    ## device, the largest magnitude for any (NaN there: decided on the host) and the count
+    ## of nonzeros for all
     function tf = any (x, varargin)
       tf = garray.reduction ("any", x, varargin, @(dim) garray.any_of (x, dim));
     endfunction
