@@ -33,7 +33,9 @@
 ## Shapes follow @code{gcosine}'s columns-as-vectors convention.  The statistics
 ## package's @code{[Idx, Dist] = knnsearch (X, Y, "K", k, "Distance", "cosine")} is
 ## @code{[S, I] = gsearch (Y', X', k)} with @code{Idx = I'} and @code{Dist = 1 - S'},
-## and @code{pdist2 (X, Y, "cosine")} is @code{1 - gsearch (Y', X')}.
+## and @code{pdist2 (X, Y, "cosine")} is @code{1 - gsearch (Y', X')}, for rows that are
+## not zero (a zero row's cosine is NaN here; statistics 1.5's @code{pdist2} gives it the
+## distance 0).
 ##
 ## Options, names and values in any case:
 ## @table @asis
