@@ -208,6 +208,49 @@ GD_HD double gd_next_down(double r, int single)
     return single ? (double)nextafterf((float)r, 0.0f) : nextafter(r, 0.0);
 }
 
+/* A sum known to lie within e of h + l (doubles, e >= 0): its value rounded once to
+ * nearest, or (sq) its square root's, in double or (single) single, where every sum in that
+ * interval rounds alike, so that the exact sum need not be formed; 0 where one might not
+ * (a rounding boundary within reach; double roots always), and where the value is 0, tiny,
+ * huge or near the format's ends: the exact sum decides those.  Margins of 2-4x cover the
+ * roundings of the tests themselves. */
+GD_HD int gd_round_near(double h, double l, double e, int single, int sq, double *v)
+{
+    double r, t;
+    gd_two_sum_d(h, l, &r, &t); /* h + l = r + t, exactly */
+    double ar = fabs(r), w = fabs(t) + e;
+    if (!(ar >= 0x1p-900 && ar <= 0x1p900 && e <= 0x1p-60 * ar)) /* (NaN fails too) */
+        return 0;
+    if (sq) { /* sqrt (sum) within s (2^-53 + w / r) of s = sqrt (r), rounded */
+        if (r < 0 || !single)
+            return 0;
+        double s = sqrt(r);
+        w = s * (0x1p-51 + w / r);
+        r = s;
+    }
+    if (single) { /* r within w of the value, far inside its float's midpoints */
+        float f = (float)r;
+        double fa = fabs((double)f);
+        if (!(fa >= FLT_MIN && fa < FLT_MAX))
+            return 0;
+        double lo = 0.5 * ((double)f + (double)nextafterf(f, -(float)INFINITY));
+        double hi = 0.5 * ((double)f + (double)nextafterf(f, (float)INFINITY));
+        if (!(r - lo > 2 * w && hi - r > 2 * w))
+            return 0;
+        *v = (double)f;
+        return 1;
+    }
+    /* double: r + t (t away from 0: ta) plus or minus e inside r's half gaps above and below
+     * (a power of two's below is half the one above) */
+    double ta = r < 0 ? -t : t;
+    double above = 0.5 * (nextafter(ar, (double)INFINITY) - ar) - ta;
+    double below = 0.5 * (ar - nextafter(ar, 0.0)) + ta;
+    if (!(above > 0 && below > 0 && e <= 0.25 * above && e <= 0.25 * below))
+        return 0;
+    *v = r;
+    return 1;
+}
+
 /* The correctly rounded square root of a sum >= 0, in double or (single) single */
 GD_FN double gd_top_sqrt(const gd_top *s, int single)
 {

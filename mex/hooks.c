@@ -35,12 +35,18 @@
  *                                                       AVX-512 lanes, 3 AVX2 ones, 0 none,
  *                                                       at most the CPU's (-1: the CPU's);
  *                                                       n: the level now in force
+ *   [v, ok, lo, hi] = __gpudot__ ("exact_near", h, l, e, single, sq)
+ *                                                       gd_round_near of each h + l within e
+ *                                                       (ok: certain, v: its value), and
+ *                                                       the exact roundings of h + l - e and
+ *                                                       h + l + e (sq: their square roots)
  */
 #include <math.h>
 #include <stdint.h>
 
 #include "gateway.h"
 #include "gpudot_exact.h"
+#include "gpudot_exact_top.h"
 #include "gpudot_hooks.h"
 
 static void hook_entry_calls(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
@@ -162,6 +168,45 @@ static void hook_exact_lanes(int nlhs, mxArray *plhs[], int nrhs, const mxArray 
     plhs[0] = mxCreateDoubleScalar((double)gd_exact_set_lanes((int)mxGetScalar(prhs[1])));
 }
 
+static void hook_exact_near(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    size_t n = nrhs == 6 && mxIsDouble(prhs[1]) ? mxGetNumberOfElements(prhs[1]) : 0;
+    for (int i = 1; i <= 3; i++)
+        if (nrhs != 6 || !mxIsDouble(prhs[i]) || mxIsComplex(prhs[i]) ||
+            mxGetNumberOfElements(prhs[i]) != n)
+            gd_error("gpudot:badType", "__gpudot__: exact_near takes h, l, e (real doubles of "
+                                       "one size), single, sq");
+    int single = count_arg("exact_near", prhs[4]) != 0, sq = count_arg("exact_near", prhs[5]) != 0;
+    const double *h = mxGetDoubles(prhs[1]), *l = mxGetDoubles(prhs[2]), *e = mxGetDoubles(prhs[3]);
+    mxArray *res[4];
+    double *out[4];
+    for (int k = 0; k < 4; k++) {
+        res[k] = mxCreateDoubleMatrix(1, n, mxREAL);
+        out[k] = mxGetDoubles(res[k]);
+    }
+    gd_exact *a = (gd_exact *)mxMalloc(sizeof *a);
+    for (size_t i = 0; i < n; i++) {
+        double v = 0;
+        out[1][i] = gd_round_near(h[i], l[i], e[i], single, sq, &v);
+        out[0][i] = v;
+        for (int k = 0; k < 2; k++) { /* h + l -+ e, exactly, rounded once */
+            gd_exact_init(a);
+            gd_exact_add_prod(a, h[i], 1);
+            gd_exact_add_prod(a, l[i], 1);
+            gd_exact_add_prod(a, k ? e[i] : -e[i], 1);
+            out[2 + k][i] = sq ? gd_exact_sqrt(a, single)
+                            : single ? (double)gd_exact_round_f(a)
+                                     : gd_exact_round_d(a);
+        }
+    }
+    mxFree(a);
+    for (int k = 0; k < 4; k++) /* (as many as were asked for) */
+        if (k < (nlhs > 1 ? nlhs : 1))
+            plhs[k] = res[k];
+        else
+            mxDestroyArray(res[k]);
+}
+
 static void hook_runtime_launch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     (void)nlhs, (void)plhs;
@@ -212,6 +257,7 @@ const gateway_op gateway_hook_ops[] = {
     {"staged", hook_staged},
     {"exact_dot", hook_exact_dot},
     {"exact_lanes", hook_exact_lanes},
+    {"exact_near", hook_exact_near},
     {"runtime_launch", hook_runtime_launch},
 };
 const size_t gateway_n_hook_ops = sizeof gateway_hook_ops / sizeof *gateway_hook_ops;

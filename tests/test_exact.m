@@ -243,5 +243,77 @@
 %! unwind_protect_cleanup
 %!   __gpudot__ ("exact_lanes", -1);
 %! end_unwind_protect
+%!test
+%! ## gd_round_near, the device's finish of a warp's output from its partial sums: where it
+%! ## answers, every sum within e of h + l rounds to its value (both ends, rounded exactly),
+%! ## in single and double, sums and (single) square roots; random sums nearly always get
+%! ## an answer, double roots never.  Sums on or beside the rounding boundaries (float
+%! ## midpoints, half gaps, powers of two, squares of midpoints) try its margins.
+%! rand ("seed", 31);  randn ("seed", 31);
+%! n = 4000;
+%! for sgl = [0 1]
+%!   for sq = [0 1]
+%!     h = randn (1, n) .* 2 .^ randi ([-200 200], 1, n);
+%!     if (sgl)
+%!       h = randn (1, n) .* 2 .^ randi ([-100 100], 1, n);
+%!     endif
+%!     if (sq)
+%!       h = abs (h);
+%!     endif
+%!     l = h .* (rand (1, n) - 0.5) * 2^-53;
+%!     e = abs (h) .* 2 .^ -randi ([62 110], 1, n);
+%!     [v, ok, lo, hi] = __gpudot__ ("exact_near", h, l, e, sgl, sq);
+%!     ok = logical (ok);
+%!     assert (v(ok), lo(ok));
+%!     assert (v(ok), hi(ok));
+%!     if (sq && ! sgl)
+%!       assert (! any (ok));
+%!     else
+%!       assert (mean (ok) > 0.95, "single %d sq %d: %g answered", sgl, sq, mean (ok));
+%!     endif
+%!     ## beside the boundaries: a float's midpoint or its square, a double's half gap, by
+%!     ## 2^-k of it, with and without e
+%!     if (sgl)
+%!       f = single (randn (1, n) .* 2 .^ randi ([-60 60], 1, n));
+%!       b = (double (f) + double (f + eps (f) .* sign (f))) / 2;
+%!       if (sq)
+%!         b = abs (b) .^ 2;
+%!       endif
+%!       k = randi ([20 120], 1, n);
+%!       h = double (b);
+%!       l = (rand (1, n) - 0.5) .* abs (b) .* 2 .^ -k;
+%!       l(1:3:end) = 0;
+%!       e = abs (b) .* 2 .^ -(k + randi ([-2 40], 1, n));
+%!       e(2:3:end) = 0;
+%!     else
+%!       ## h + l inside a half gap of h (above or below; a power of two's below is half)
+%!       ## by d, and e from d / 8 to 8 d: the intervals that reach past the midpoint
+%!       h = randn (1, n) .* 2 .^ randi ([-200 200], 1, n);
+%!       h(1:3:end) = sign (h(1:3:end)) .* 2 .^ round (log2 (abs (h(1:3:end))));
+%!       if (sq)
+%!         h = abs (h);
+%!       endif
+%!       up = rand (1, n) < 0.5;
+%!       gap = eps (h);
+%!       pow2 = abs (h) == 2 .^ round (log2 (abs (h)));
+%!       gap(! up & pow2) /= 2;
+%!       d = gap / 2 .* 2 .^ -randi ([4 20], 1, n) .* rand (1, n);
+%!       l = sign (h) .* (2 * up - 1) .* (gap / 2 - d);
+%!       e = d .* 2 .^ randi ([-3 3], 1, n);
+%!       e(1:5:end) = 0;
+%!     endif
+%!     [v, ok, lo, hi] = __gpudot__ ("exact_near", h, l, e, sgl, sq);
+%!     ok = logical (ok);
+%!     assert (v(ok), lo(ok));
+%!     assert (v(ok), hi(ok));
+%!   endfor
+%! endfor
+%! ## not answered: ties, a single's midpoint with a little above it, zero, overflow's edge
+%! [~, ok] = __gpudot__ ("exact_near", [1, 1 + 2^-24, 0, 2^901, realmax], ...
+%!                       [2^-53, 2^-70, 0, 0, 0], [0 0 0 0 0], 0, 0);
+%! assert (ok, [0 1 0 0 0]);
+%! [~, ok] = __gpudot__ ("exact_near", [1 + 2^-24, 3], [2^-70, 0], [0 0], 1, 0);
+%! assert (ok, [0 1]);
+
 %!error <two real arrays> __gpudot__ ("exact_dot", [1 2], single ([1 2]))
 %!error <two real arrays> __gpudot__ ("exact_dot", [1 2], [1 2 3])

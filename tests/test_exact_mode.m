@@ -321,6 +321,69 @@
 %!   endfor
 %! endfor
 
+%!testif ; gpudot_gpu_available ()
+%! ## outputs of a warp each (thousands of columns), which finish from their partial sums
+%! ## where the rounding is certain, else from their digits: the rational cases (ties,
+%! ## midpoints, subnormal and overflowing results) as columns, each in many orders and
+%! ## padded with zeros, against their results and the CPU engine's bits; sums beside
+%! ## single midpoints, double half gaps and powers of two
+%! o = {"accum", "exact"};
+%! c = {"accum", "exact", "device", "cpu"};
+%! rand ("seed", 27);  randn ("seed", 27);
+%! for file = {"exact_cases.txt", "exact_norm_cases.txt"}
+%!   cases = read_cases (file{1});
+%!   for cls = {"s", "d"}
+%!     cc = cases(cellfun (@(k) k{1} == cls{1}, cases));
+%!     nmax = max (cellfun (@(k) k{2}, cc));
+%!     reps = ceil (6000 / numel (cc));
+%!     X = Y = zeros (nmax, numel (cc) * reps, ifelse (cls{1} == "s", "single", "double"));
+%!     want = zeros (2, numel (cc) * reps, class (X));
+%!     for j = 1:numel (cc) * reps
+%!       [~, n, v] = cc{mod (j - 1, numel (cc)) + 1}{:};
+%!       p = randperm (nmax, n);            # the case's elements at random rows
+%!       q = randperm (n);
+%!       X(p, j) = v(q);
+%!       if (strcmp (file{1}, "exact_cases.txt"))
+%!         Y(p, j) = v(n + q);
+%!         want(1, j) = v(end);
+%!       else
+%!         want(:, j) = v(n+1:n+2);
+%!       endif
+%!     endfor
+%!     G = garray (X);
+%!     if (strcmp (file{1}, "exact_cases.txt"))
+%!       got = gather (gdot (G, garray (Y), o{:}));
+%!       nz = want(1, :) != 0;              # (a zero's sign: the padding's +0 decides it)
+%!       assert (isequal (bits (got(nz)), bits (want(1, nz))), "%s dots", cls{1});
+%!       assert (bits (got), bits (gdot (X, Y, c{:})));
+%!     else
+%!       assert (isequal (bits (gather (gnorm (G, 2, 1, o{:}))), bits (want(1, :))), "%s 2-norms", cls{1});
+%!       assert (isequal (bits (gather (gnorm (G, 1, 1, o{:}))), bits (want(2, :))), "%s 1-norms", cls{1});
+%!     endif
+%!   endfor
+%! endfor
+%! ## 1 + 2^-24 (a single midpoint) or 1 + 2^-53 (a double's half gap), 2^-k more or less
+%! ## or nothing (a tie: to 1), among pairs that cancel, scaled, in any order
+%! m = 4096;
+%! s = 2 * (rand (1, m) > 0.5) - 1;  s(1:7:end) = 0;
+%! for cl = {"single", "double"}
+%!   half = ifelse (strcmp (cl{1}, "single"), 2^-24, 2^-53);
+%!   k = ifelse (strcmp (cl{1}, "single"), randi ([26 100], 1, m), randi ([55 160], 1, m));
+%!   p2 = 2 .^ randi ([-40 40], 1, m);
+%!   T = zeros (16, m, cl{1});
+%!   T(1, :) = 1;  T(2, :) = half;  T(3, :) = s .* 2 .^ -k;
+%!   T(4:2:14, :) = randn (6, m) .* 2 .^ randi ([-10 10], 6, m);
+%!   T(5:2:15, :) = -T(4:2:14, :);
+%!   T = T .* p2;
+%!   for j = 1:m
+%!     T(:, j) = T(randperm (16), j);
+%!   endfor
+%!   Y = ones (16, m, cl{1});
+%!   got = gather (gdot (garray (T), garray (Y), o{:}));
+%!   assert (isequal (bits (got), bits (cast (p2 .* (1 + 2 * half * (s > 0)), cl{1}))), "%s midpoints", cl{1});
+%!   assert (bits (got), bits (gdot (T, Y, c{:})));
+%! endfor
+
 %!error <"exact" takes P = 1, 2, Inf> gnorm ([1 2], 3, "accum", "exact")
 %!error <"exact" takes P = 1, 2, Inf> gnorm (sparse ([1 2]), -1, "accum", "exact")
 %!error id=gpudot:badOption gdot ([1 2], [3 4], "accum", "Exactly")
