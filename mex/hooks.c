@@ -194,7 +194,7 @@ static void hook_exact_near(int nlhs, mxArray *plhs[], int nrhs, const mxArray *
             gd_exact_add_prod(a, h[i], 1);
             gd_exact_add_prod(a, l[i], 1);
             gd_exact_add_prod(a, k ? e[i] : -e[i], 1);
-            out[2 + k][i] = sq ? gd_exact_sqrt(a, single)
+            out[2 + k][i] = sq       ? gd_exact_sqrt(a, single)
                             : single ? (double)gd_exact_round_f(a)
                                      : gd_exact_round_d(a);
         }
