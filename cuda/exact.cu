@@ -262,48 +262,77 @@ __device__ __noinline__ void finish_output(long long *sums, int fl, const int *l
     }
 }
 
-/* An output of one warp (FIN, one sum) where no product reached its digits or was Inf or
- * NaN: its lanes' slots then hold the exact sum.  Their sum as h + l by TwoSums (every
- * lane the same: shuffles by xor, each step commutative), within 2^-99 of the slots'
- * magnitudes m of it (the errors' sum rounded 13 times at most, each error within 2^-53 of
- * the 8 partial sums a slot enters), and rounded by gd_round_near where that is certain
- * (from m 2^-88); else false, and the digits finish it.  The digits' way (flushes, a scan,
- * one lane's rounding) cost 64 x 2^21 single dots 5x native's time (H200). */
-template <int S>
-__device__ __forceinline__ bool warp_finish(const double (&a)[S], const unsigned long long *dig,
-                                            int fl, bool sq, const ExactOut &fo, char *d)
+/* An output of one warp (FIN) where no product reached its digits or was Inf or NaN: its
+ * lanes' slots then hold its exact sums.  Each sum as h + l by TwoSums (every lane the
+ * same: shuffles by xor, each step commutative), within 2^-99 of the slots' magnitudes m
+ * of it (the errors' sum rounded 13 times at most, each error within 2^-53 of the 8
+ * partial sums a slot enters), and taken from m 2^-88: a value rounded by gd_round_near, a
+ * cosine's sums to the 62 bits it reads by gd_near62, where that is certain; else false,
+ * and the digits finish it.  The digits' way (flushes, a scan, one lane's rounding) cost
+ * 64 x 2^21 single dots 5x native's time (H200). */
+template <int NS, int S>
+__device__ __forceinline__ bool warp_finish(const double (&a)[NS][S], const unsigned long long *dig,
+                                            int fl, int mode, const ExactOut &fo, char *d)
 {
-    bool clean = !(fl & (F_NAN | F_PINF | F_NINF));
+    bool clean = !(fl & (0x7777 & ((1 << (4 * NS)) - 1))); /* (F_NAN, F_PINF, F_NINF) */
     __syncwarp(); /* (the lanes' atomics on the digits seen) */
-    for (int i = threadIdx.x & 31; i < GD_EXACT_LIMBS; i += 32)
+    for (int i = threadIdx.x & 31; i < NS * GD_EXACT_LIMBS; i += 32)
         clean &= dig[i] == 0;
     if (!__all_sync(0xffffffffu, clean))
         return false;
-    double h = a[0], l = 0, m = fabs(a[0]);
+    double h[NS], l[NS], m[NS];
 #pragma unroll
-    for (int i = 1; i < S; i++) {
-        double s, e;
-        gd_two_sum_d(h, a[i], &s, &e);
-        h = s;
-        l = __dadd_rn(l, e);
-        m = __dadd_rn(m, fabs(a[i]));
-    }
+    for (int j = 0; j < NS; j++) {
+        h[j] = a[j][0], l[j] = 0, m[j] = fabs(a[j][0]);
 #pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        double s, e, l2 = __shfl_xor_sync(0xffffffffu, l, off);
-        gd_two_sum_d(h, __shfl_xor_sync(0xffffffffu, h, off), &s, &e);
-        h = s;
-        l = __dadd_rn(__dadd_rn(l, l2), e);
-        m = __dadd_rn(m, __shfl_xor_sync(0xffffffffu, m, off));
+        for (int i = 1; i < S; i++) {
+            double s, e;
+            gd_two_sum_d(h[j], a[j][i], &s, &e);
+            h[j] = s;
+            l[j] = __dadd_rn(l[j], e);
+            m[j] = __dadd_rn(m[j], fabs(a[j][i]));
+        }
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            double s, e, l2 = __shfl_xor_sync(0xffffffffu, l[j], off);
+            gd_two_sum_d(h[j], __shfl_xor_sync(0xffffffffu, h[j], off), &s, &e);
+            h[j] = s;
+            l[j] = __dadd_rn(__dadd_rn(l[j], l2), e);
+            m[j] = __dadd_rn(m[j], __shfl_xor_sync(0xffffffffu, m[j], off));
+        }
     }
-    double v;
-    if (!gd_round_near(h, l, m * 0x1p-88, fo.single, sq, &v))
-        return false;
-    if ((threadIdx.x & 31) == 0) {
-        if (fo.single)
-            *(float *)d = (float)v;
-        else
-            *(double *)d = v;
+    bool lead = (threadIdx.x & 31) == 0;
+    if constexpr (NS <= 2) { /* a value, or a complex dot product's two */
+        double v[2] = {0, 0};
+#pragma unroll
+        for (int j = 0; j < NS; j++)
+            if (!gd_round_near(h[j], l[j], m[j] * 0x1p-88, fo.single, mode == M_SQ, &v[j]))
+                return false;
+        if (lead)
+            for (int j = 0; j < NS; j++)
+                if (fo.single)
+                    ((float *)d)[j] = (float)v[j];
+                else
+                    ((double *)d)[j] = v[j];
+    } else { /* a cosine: its sums as gd_top_finish takes them (xy, xyi, xx, yy) */
+        gd_top tops[4];
+#pragma unroll
+        for (int j = 0; j < NS; j++)
+            if (!gd_near62(h[j], l[j], m[j] * 0x1p-88, &tops[NS == 3 && j ? j + 1 : j]))
+                return false;
+        if (lead) {
+            double re, im;
+            gd_top_finish(fo.op, fo.pk, fo.single, fo.cplx, tops, 0, &re, &im);
+            if (fo.single) {
+                ((float *)d)[0] = (float)re;
+                if (fo.cplx)
+                    ((float *)d)[1] = (float)im;
+            } else {
+                ((double *)d)[0] = re;
+                if (fo.cplx)
+                    ((double *)d)[1] = im;
+            }
+        }
     }
     return true;
 }
@@ -460,9 +489,9 @@ __global__ void __launch_bounds__(kThreads, NS == 1   ? 4
             take(xv[u], yv[u], xi[u], yi[u]);
         }
     }
-    if constexpr (FIN && NS == 1)
-        if (blockDim.x == 32 && warp_finish<S>(a[0], dig[0], fl, mode == M_SQ, fo,
-                                               (char *)dst + (int64_t)blockIdx.y * fo.ob))
+    if constexpr (FIN)
+        if (blockDim.x == 32 &&
+            warp_finish<NS, S>(a, dig[0], fl, mode, fo, (char *)dst + (int64_t)blockIdx.y * fo.ob))
             return;
     /* The warp's expansions merged towards lane 0's by shuffles (TwoSums: what falls out
      * goes to the digits, as ever), so that fewer lanes flush, where 32 lanes' atomics on a

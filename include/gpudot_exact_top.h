@@ -251,6 +251,33 @@ GD_HD int gd_round_near(double h, double l, double e, int single, int sq, double
     return 1;
 }
 
+/* A sum known to lie within e of h + l (doubles, e >= 0) rounded to 62 bits (gd_top_round's
+ * m 2^x for p = 62) as a gd_top holding those bits alone, where every sum in that interval
+ * rounds so: the cosine reads no more (gd_top_dd).  0 where one might not (a midpoint of
+ * the 62-bit grid within reach, or below a power of two, where the grid halves), and where
+ * the sum is 0, tiny or huge. */
+GD_HD int gd_near62(double h, double l, double e, gd_top *t)
+{
+    double r, tt;
+    gd_two_sum_d(h, l, &r, &tt); /* h + l = r + tt, exactly */
+    double ar = fabs(r);
+    if (!(ar >= 0x1p-900 && ar <= 0x1p900 && e <= 0x1p-60 * ar))
+        return 0;
+    int E;
+    uint64_t M = (uint64_t)ldexp(frexp(ar, &E), 53);      /* |r| = M 2^(E - 53), M of 53 bits */
+    double q = ldexp(1.0, E - 62), ta = r < 0 ? -tt : tt; /* the grid; tt away from 0 */
+    if (M == (uint64_t)1 << 52 && ta < 0)
+        return 0;
+    double u = ta / q, k = rint(u), d = fabs(u - k); /* (|u| <= 2^8, all exact) */
+    if (!(e / q <= 0.25 * (0.5 - d)))
+        return 0;
+    t->w = (gd_u128)(uint64_t)((int64_t)(M << 9) + (int64_t)k) << 66;
+    t->top = E - 1;
+    t->neg = r < 0;
+    t->zero = t->sticky = t->nan = t->pinf = t->ninf = t->negzero = 0;
+    return 1;
+}
+
 /* The correctly rounded square root of a sum >= 0, in double or (single) single */
 GD_FN double gd_top_sqrt(const gd_top *s, int single)
 {

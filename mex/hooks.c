@@ -40,6 +40,9 @@
  *                                                       (ok: certain, v: its value), and
  *                                                       the exact roundings of h + l - e and
  *                                                       h + l + e (sq: their square roots)
+ *   [ok, same] = __gpudot__ ("exact_near62", h, l, e)   gd_near62 of each (ok: certain) and
+ *                                                       whether its 62 bits are those of
+ *                                                       h + l - e and h + l + e, exactly
  */
 #include <math.h>
 #include <stdint.h>
@@ -207,6 +210,40 @@ static void hook_exact_near(int nlhs, mxArray *plhs[], int nrhs, const mxArray *
             mxDestroyArray(res[k]);
 }
 
+static void hook_exact_near62(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    size_t n = nrhs == 4 && mxIsDouble(prhs[1]) ? mxGetNumberOfElements(prhs[1]) : 0;
+    for (int i = 1; i <= 3; i++)
+        if (nrhs != 4 || !mxIsDouble(prhs[i]) || mxIsComplex(prhs[i]) ||
+            mxGetNumberOfElements(prhs[i]) != n)
+            gd_error("gpudot:badType",
+                     "__gpudot__: exact_near62 takes h, l, e (real doubles of one size)");
+    const double *h = mxGetDoubles(prhs[1]), *l = mxGetDoubles(prhs[2]), *e = mxGetDoubles(prhs[3]);
+    mxArray *res[2] = {mxCreateDoubleMatrix(1, n, mxREAL), mxCreateDoubleMatrix(1, n, mxREAL)};
+    double *ok = mxGetDoubles(res[0]), *same = mxGetDoubles(res[1]);
+    gd_exact *a = (gd_exact *)mxMalloc(sizeof *a);
+    for (size_t i = 0; i < n; i++) {
+        gd_top t;
+        uint64_t m, mk;
+        int x, xk, negk;
+        ok[i] = gd_near62(h[i], l[i], e[i], &t);
+        same[i] = ok[i] && gd_top_round(&t, 62, -100000, 100000, &m, &x) == 1;
+        for (int k = 0; k < 2 && same[i]; k++) { /* h + l -+ e, exactly, to 62 bits */
+            gd_exact_init(a);
+            gd_exact_add_prod(a, h[i], 1);
+            gd_exact_add_prod(a, l[i], 1);
+            gd_exact_add_prod(a, k ? e[i] : -e[i], 1);
+            same[i] = gd_exact_bits(a, 62, &negk, &mk, &xk) && mk == m && xk == x && negk == t.neg;
+        }
+    }
+    mxFree(a);
+    for (int k = 0; k < 2; k++)
+        if (k < (nlhs > 1 ? nlhs : 1))
+            plhs[k] = res[k];
+        else
+            mxDestroyArray(res[k]);
+}
+
 static void hook_runtime_launch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     (void)nlhs, (void)plhs;
@@ -258,6 +295,7 @@ const gateway_op gateway_hook_ops[] = {
     {"exact_dot", hook_exact_dot},
     {"exact_lanes", hook_exact_lanes},
     {"exact_near", hook_exact_near},
+    {"exact_near62", hook_exact_near62},
     {"runtime_launch", hook_runtime_launch},
 };
 const size_t gateway_n_hook_ops = sizeof gateway_hook_ops / sizeof *gateway_hook_ops;

@@ -315,5 +315,27 @@
 %! [~, ok] = __gpudot__ ("exact_near", [1 + 2^-24, 3], [2^-70, 0], [0 0], 1, 0);
 %! assert (ok, [0 1]);
 
+%!test
+%! ## gd_near62, a cosine's sums from a warp's partial sums: where it answers, its 62 bits
+%! ## are those of both ends of the interval, rounded exactly; random sums nearly always get
+%! ## one.  Sums beside the 62-bit grid's midpoints (by d, e from d / 8 to 8 d) and beside
+%! ## powers of two try its margins.
+%! rand ("seed", 32);  randn ("seed", 32);
+%! n = 4000;
+%! h = randn (1, n) .* 2 .^ randi ([-800 800], 1, n);
+%! [ok, same] = __gpudot__ ("exact_near62", h, h .* (rand (1, n) - 0.5) * 2^-53, ...
+%!                          abs (h) .* 2 .^ -randi ([75 110], 1, n));
+%! assert (all (same(logical (ok))));
+%! assert (mean (ok) > 0.95);
+%! h(1:3:end) = sign (h(1:3:end)) .* 2 .^ round (log2 (abs (h(1:3:end))));
+%! q = 2 .^ (floor (log2 (abs (h))) - 61);        # the grid at h
+%! d = q .* 2 .^ -randi ([2 30], 1, n) .* rand (1, n);
+%! l = sign (randn (1, n)) .* ((randi ([0 255], 1, n) + 0.5) .* q + sign (randn (1, n)) .* d);
+%! e = d .* 2 .^ randi ([-3 3], 1, n);
+%! e(1:5:end) = 0;
+%! [ok, same] = __gpudot__ ("exact_near62", h, l, e);
+%! assert (all (same(logical (ok))));
+%! assert (any (ok) && ! all (ok));
+
 %!error <two real arrays> __gpudot__ ("exact_dot", [1 2], single ([1 2]))
 %!error <two real arrays> __gpudot__ ("exact_dot", [1 2], [1 2 3])

@@ -356,6 +356,12 @@
 %!       nz = want(1, :) != 0;              # (a zero's sign: the padding's +0 decides it)
 %!       assert (isequal (bits (got(nz)), bits (want(1, nz))), "%s dots", cls{1});
 %!       assert (bits (got), bits (gdot (X, Y, c{:})));
+%!       ## cosines (their sums' 62 bits) and complex dot products (two sums)
+%!       assert (bits (gather (gcosine (G, garray (Y), o{:}))), bits (gcosine (X, Y, c{:})));
+%!       Z = complex (X, Y(:, end:-1:1));
+%!       cb = @(v) bits ([real(v(:)); imag(v(:))]);
+%!       assert (cb (gather (gdot (garray (Z), garray (Y), o{:}))), cb (gdot (Z, Y, c{:})));
+%!       assert (cb (gather (gcosine (garray (Z), garray (Y), o{:}))), cb (gcosine (Z, Y, c{:})));
 %!     else
 %!       assert (isequal (bits (gather (gnorm (G, 2, 1, o{:}))), bits (want(1, :))), "%s 2-norms", cls{1});
 %!       assert (isequal (bits (gather (gnorm (G, 1, 1, o{:}))), bits (want(2, :))), "%s 1-norms", cls{1});
