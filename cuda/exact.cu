@@ -88,7 +88,7 @@ __device__ __forceinline__ void flush(unsigned long long *dig, double v)
 }
 
 /* any other product: Inf, NaN, and those past the fast path's range as the exact 106-bit
- * product of their significands (zeros, their sign, for any caller that sends them) */
+ * product of their significands (zero products take the fast path: add_prod) */
 __device__ __noinline__ void slow_prod(unsigned long long *dig, double x, double y, int *flags)
 {
     bool neg = signbit(x) != signbit(y);
@@ -96,9 +96,6 @@ __device__ __noinline__ void slow_prod(unsigned long long *dig, double x, double
         *flags |= F_NAN;
     } else if (isinf(x) || isinf(y)) {
         *flags |= neg ? F_NINF : F_PINF;
-    } else if (x == 0 || y == 0) {
-        if (!neg)
-            *flags |= F_NONNEG;
     } else {
         *flags |= F_NONNEG;
         int ex, ey;
