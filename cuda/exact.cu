@@ -461,9 +461,12 @@ __global__ void __launch_bounds__(kThreads, NS == 1   ? 4
                 add_prod<S, false>(a[j], dig[j], p, q, fl, 4 * j);
         });
     };
-    int64_t from = 0; /* elements the vector loop took */
+    /* elements the vector loop took: none where some threads would get no vector (a short
+     * run's elements a thread each instead: 64 singles, 2 an element where 16 lanes took 4) */
+    int64_t from = 0;
     if constexpr (!CPLX)
-        if (sx == 1 && sy == 1 && (((uintptr_t)xo | (uintptr_t)yo) & 15) == 0)
+        if (sx == 1 && sy == 1 && (((uintptr_t)xo | (uintptr_t)yo) & 15) == 0 &&
+            nk >= Vec16<T>::n * step)
             from = take_vectors(take, xo, yo, hy, nk, k0, step);
     /* the rest (any other run, a vector run's last elements): element k's parts (0 past nk
      * or an absent part), kAhead loads in flight */
