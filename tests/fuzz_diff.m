@@ -215,6 +215,7 @@ function desc = case_reduce (fn, devices)
     unwind_protect
       exact_reversed (fn, x0, y0, xx, yy, pargs, dimargs, opts, got0, desc);
       exact_cancelled (fn, x0, y0, xx, yy, dimargs, opts, desc);
+      exact_columns (fn, x0, y0, pargs, opts, got0, desc);
     unwind_protect_cleanup
       __gpudot__ ("exact_lanes", -1);
     end_unwind_protect
@@ -249,6 +250,43 @@ function exact_cancelled (fn, x, y, xx, yy, dimargs, opts, desc)
     k = find (z(:) != 0, 1);
     error ("%s: \"exact\" of its runs and their negations, permuted: %.17g, not 0 (output %d)",
            desc, double (real (z(k))), k);
+  endif
+endfunction
+
+## "exact" of a whole vector: the same terms in 4096 columns of garrays where a GPU is
+## usable (an output a warp there, finished from its partial sums where that is certain),
+## each column in its own order, give its bits in every column
+function exact_columns (fn, x, y, pargs, opts, got, desc)
+  has_y = ! strcmp (fn, "gnorm");
+  if (! gpudot_gpu_available () || numel (got) != 1 || numel (x) < 2 || numel (x) > 512
+      || ! isfloat (x) || issparse (x) || ! isvector (x)
+      || (has_y && (! strcmp (class (x), class (y)) || issparse (y) || numel (y) != numel (x))))
+    return;
+  endif
+  if (! has_y && (isempty (pargs) || (ischar (pargs{1}) && strcmpi (pargs{1}, "fro"))))
+    pargs = {2};                                 # (P before the dimension)
+  endif
+  m = 4096;
+  [~, ord] = sort (rand (numel (x), m));
+  X = x(:)(ord);
+  if (iscomplex (x) && isreal (X))
+    X = complex (X);
+  endif
+  args = {garray(X)};
+  if (has_y)
+    Y = y(:)(ord);
+    if (iscomplex (y) && isreal (Y))
+      Y = complex (Y);
+    endif
+    args{2} = garray (Y);
+  endif
+  all_ = gather (feval (fn, args{:}, pargs{:}, 1, opts{:}));
+  want = repmat (cast (got, class (all_)), 1, m);
+  zsign = @(v) signbit (v) & v == 0;
+  if (! (isequaln (all_, want) && isequal (zsign (real (all_)), zsign (real (want)))
+         && isequal (zsign (imag (all_)), zsign (imag (want)))))
+    k = find (! (all_ == want | (isnan (all_) & isnan (want))), 1);
+    error ("%s: \"exact\" of its terms in %d columns differs (column %d)", desc, m, k);
   endif
 endfunction
 
