@@ -106,6 +106,7 @@ $(OBJ)/ladder.o: $(SRC)/cuda/ladder_kernels.cuh
 $(OBJ)/ring.o $(OBJ)/spread.o: $(SRC)/cuda/ring.cuh
 $(OBJ)/topk.o $(OBJ)/search.o: $(SRC)/cuda/topk.cuh
 $(OBJ)/search.o: $(SRC)/cuda/search_kernels.cuh $(SRC)/cuda/search_wide.cuh
+$(OBJ)/exact.o: $(SRC)/cuda/exact_kernels.cuh
 $(OBJ)/%.o: $(SRC)/cuda/%.cu $(SRC)/cuda/engine.cuh $(CUDA_HEADERS) $(CONFIG) | $(OBJ)
 	$(call run,nvcc $(notdir $<),$(NVCC) $(NVCC_FLAGS) -c $< -o $@)
 
