@@ -254,6 +254,8 @@ template <int NS, int S>
 __device__ __forceinline__ bool warp_finish(const double (&a)[NS][S], const unsigned long long *dig,
                                             int fl, int mode, const ExactOut &fo, char *d)
 {
+    if (mode == M_SQ && !fo.single)
+        return false; /* (a double root's rounding is never certain here: gd_round_near) */
     bool clean = !(fl & (0x7777 & ((1 << (4 * NS)) - 1))); /* (F_NAN, F_PINF, F_NINF) */
     __syncwarp(); /* (the lanes' atomics on the digits seen) */
     for (int i = threadIdx.x & 31; i < NS * GD_EXACT_LIMBS; i += 32)
