@@ -45,13 +45,14 @@
 ## and errors (@code{any} ignores NaN; an empty garray gives what Octave gives for an
 ## empty array), with three differences: @code{sum} and @code{mean} add singles in double
 ## (as Octave 9 and later's @code{mean}; Octave's @code{sum} adds them in single, whose
-## partial sums can overflow where the result does not); a matrix's 1- or Inf-norm is NaN
-## where any column's (row's) sum is NaN (Octave 7 to 11 keep a NaN only in the first
-## sum: @code{norm ([1 NaN; 1 1], 1)} is 2 there); and @code{all} counts NaN as nonzero
-## along every dimension, as Octave's does along the first (Octave 7 to 11 count it as
-## zero along a later dimension where the ones before it hold more than one element:
-## @code{all ([1 NaN; 1 1], 2)} is @code{[false; true]} there).  @code{isequaln}
-## compares contents.
+## partial sums can overflow where the result does not), and the mean of complex values
+## with a NaN or Inf among them is their sum over the count, as Octave 7 to 10 give it
+## (11.3's is 0); a matrix's 1- or Inf-norm is NaN where any column's (row's) sum is NaN
+## (Octave 7 to 11 keep a NaN only in the first sum: @code{norm ([1 NaN; 1 1], 1)} is 2
+## there); and @code{all} counts NaN as nonzero along every dimension, as Octave's does
+## along the first (Octave 7 to 11 count it as zero along a later dimension where the ones
+## before it hold more than one element: @code{all ([1 NaN; 1 1], 2)} is
+## @code{[false; true]} there).  @code{isequaln} compares contents.
 ## @code{max} and @code{min} (@code{[m, i] = max (g, [], dim)}) run on the device by
 ## Octave's rules (NaN skipped unless alone, ties to the lowest index, complex values by
 ## magnitude, then argument).  @code{[b, i] = maxk (g, k, dim)} and @code{mink} give the
