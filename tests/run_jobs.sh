@@ -1,8 +1,9 @@
 #!/bin/sh
 # JOBS copies of a test runner side by side (make fuzz, make check-valgrind): copy j runs
 # with GPUDOT_JOB=j and GPUDOT_JOBS=JOBS in its environment and takes its share of the
-# work (tests/run_fuzz.m: a range of seeds; tests/run_tests.m: every JOBS-th test file and
-# grid case), so that together they run what one would.  Their reports follow one
+# work (tests/run_fuzz.m: a range of seeds; tests/run_tests.m: the test files it claims
+# first from the queue directory GPUDOT_QUEUE, and every JOBS-th grid case), so that
+# together they run what one would.  Their reports follow one
 # another, each without its closing line, then one line for all
 #   N passed, N failed, N skipped
 # and the exit status is non-zero if any copy failed or ended without that line.
@@ -12,10 +13,11 @@ jobs=${1:?usage: tests/run_jobs.sh JOBS COMMAND [ARGS...]}
 shift
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
+mkdir "$logs/queue"
 pids=
 j=0
 while [ $j -lt "$jobs" ]; do
-    GPUDOT_JOB=$j GPUDOT_JOBS=$jobs "$@" > "$logs/$j.log" 2>&1 &
+    GPUDOT_JOB=$j GPUDOT_JOBS=$jobs GPUDOT_QUEUE="$logs/queue" "$@" > "$logs/$j.log" 2>&1 &
     pids="$pids $!"
     j=$((j + 1))
 done

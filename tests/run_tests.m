@@ -5,9 +5,21 @@
 ## is usable; on a GPU machine they run.
 ##
 ## Environment: GPUDOT_MEXDIR (in-tree build) or GPUDOT_PKG_PREFIX (an installed package);
-## GPUDOT_GRID_STRIDE (see below); GPUDOT_JOB and GPUDOT_JOBS (tests/run_jobs.sh).
+## GPUDOT_GRID_STRIDE (see below); GPUDOT_JOB, GPUDOT_JOBS and GPUDOT_QUEUE
+## (tests/run_jobs.sh).
 
 1;
+
+## whether test file i is this copy's: the next one no copy has claimed (a directory made
+## in the shared queue: of copies side by side, one makes it), or every njobs-th
+function tf = mine (i, queue, job, njobs)
+  if (isempty (queue))
+    tf = mod (i - 1, njobs) == job;
+  else
+    [ok, ~, id] = mkdir (queue, sprintf ("%d", i));
+    tf = ok && isempty (id);    # (id "mkdir": it was there already)
+  endif
+endfunction
 
 function [p, f, s] = run_grid (cases, gpu, stride, offset, job, njobs)
   p = f = s = 0;
@@ -43,17 +55,22 @@ printf ("gpudot %s, backend %s%s\n", info.version, info.backend,
 warning ("off", "gpudot:noDevice");
 
 files = [glob(fullfile (mdir, "*.m")); glob(fullfile (here, "test_*.m"))];
-## GPUDOT_JOB = j of GPUDOT_JOBS = k (tests/run_jobs.sh): every k-th test file from the
-## (j+1)-th, and every k-th of the grid cases that one run would run
+## GPUDOT_JOB = j of GPUDOT_JOBS = k (tests/run_jobs.sh): the test files it claims from
+## the queue GPUDOT_QUEUE, copies side by side (without one: every k-th from the (j+1)-th,
+## for copies run one after another), and every k-th of the grid cases that one run would
+## run.  (Under valgrind, every k-th file left the two copies 4 minutes apart.)
 job = str2double (getenv ("GPUDOT_JOB"));
 njobs = str2double (getenv ("GPUDOT_JOBS"));
 if (isnan (job) || isnan (njobs) || njobs < 1)
   job = 0;
   njobs = 1;
 endif
-files = files(job+1:njobs:end);
+queue = ifelse (njobs > 1, getenv ("GPUDOT_QUEUE"), "");
 passed = failed = skipped = 0;
 for i = 1:numel (files)
+  if (! mine (i, queue, job, njobs))
+    continue;
+  endif
   [n, nmax, nxfail, nbug, nskip, nrtskip] = test (files{i}, "quiet", stdout);
   passed += n;
   failed += nmax - n;
