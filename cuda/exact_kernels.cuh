@@ -296,20 +296,34 @@ __device__ __forceinline__ bool warp_finish(const double (&a)[NS][S], const unsi
                     ((float *)d)[j] = (float)v[j];
                 else
                     ((double *)d)[j] = v[j];
-    } else { /* a cosine: its sums as gd_top_finish takes them (xy, xyi, xx, yy) */
-        gd_top tops[4];
+    } else { /* a cosine (xy, xx, yy; complex: xy, xyi, xx, yy) as gd_top_cos computes it */
+        double ph[NS], pl[NS], re, im = 0;
+        int pe[NS];
 #pragma unroll
-        for (int j = 0; j < NS; j++)
-            if (!gd_near62(h[j], l[j], m[j] * 0x1p-88, &tops[NS == 3 && j ? j + 1 : j]))
+        for (int j = 0; j < NS; j++) {
+            uint64_t mj;
+            int neg;
+            if (!gd_near_m62(h[j], l[j], m[j] * 0x1p-88, &mj, &pe[j], &neg))
                 return false;
-        if (lead) {
-            double re, im;
-            gd_top_finish(fo.op, fo.pk, fo.single, fo.cplx, tops, 0, &re, &im);
+            gd_dd_of_m(mj, neg, &ph[j], &pl[j]);
+            pe[j] -= 61;
+        }
+        constexpr int XX = NS - 2, YY = NS - 1;
+        double sh, sl;
+        int ed;
+        gd_cos_den(ph[XX], pl[XX], pe[XX], ph[YY], pl[YY], pe[YY], &sh, &sl, &ed);
+        re = gd_cos_quot(ph[0], pl[0], pe[0], sh, sl, ed, fo.single);
+        if (NS == 4)
+            im = gd_cos_quot(ph[1], pl[1], pe[1], sh, sl, ed, fo.single);
+        if (lead) { /* (gd_top_finish's clamp) */
             if (fo.single) {
-                ((float *)d)[0] = (float)re;
+                float fr = (float)re, fi = (float)im;
+                gd_clamp_unit_f(&fr, &fi, fo.cplx);
+                ((float *)d)[0] = fr;
                 if (fo.cplx)
-                    ((float *)d)[1] = (float)im;
+                    ((float *)d)[1] = fi;
             } else {
+                gd_clamp_unit_d(&re, &im, fo.cplx);
                 ((double *)d)[0] = re;
                 if (fo.cplx)
                     ((double *)d)[1] = im;

@@ -20,6 +20,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gpudot.h"
 #include "gpudot_exact.h"
@@ -251,29 +252,62 @@ GD_HD int gd_round_near(double h, double l, double e, int single, int sq, double
     return 1;
 }
 
-/* A sum known to lie within e of h + l (doubles, e >= 0) rounded to 62 bits (gd_top_round's
- * m 2^x for p = 62) as a gd_top holding those bits alone, where every sum in that interval
- * rounds so: the cosine reads no more (gd_top_dd).  0 where one might not (a midpoint of
- * the 62-bit grid within reach, or below a power of two, where the grid halves), and where
- * the sum is 0, tiny or huge. */
-GD_HD int gd_near62(double h, double l, double e, gd_top *t)
+/* a double's bits and the double of bits, on both engines */
+GD_HD uint64_t gd_bits_d(double v)
+{
+#ifdef __CUDA_ARCH__
+    return (uint64_t)__double_as_longlong(v);
+#else
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+#endif
+}
+GD_HD double gd_of_bits_d(uint64_t b)
+{
+#ifdef __CUDA_ARCH__
+    return __longlong_as_double((long long)b);
+#else
+    double v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+#endif
+}
+
+/* A sum known to lie within e of h + l (doubles, e >= 0) rounded to 62 bits: |sum| ~ m
+ * 2^(top - 61), 2^61 <= m < 2^62 (gd_top_round's p = 62), where every sum in that interval
+ * rounds so: a cosine reads no more (gd_top_dd).  0 where one might not (a midpoint of the
+ * 62-bit grid within reach, ties included, or a sum below a power of two, where the grid
+ * halves), and where the sum is 0, tiny or huge. */
+GD_HD int gd_near_m62(double h, double l, double e, uint64_t *m, int *top, int *neg)
 {
     double r, tt;
     gd_two_sum_d(h, l, &r, &tt); /* h + l = r + tt, exactly */
     double ar = fabs(r);
     if (!(ar >= 0x1p-900 && ar <= 0x1p900 && e <= 0x1p-60 * ar))
         return 0;
-    int E;
-    uint64_t M = (uint64_t)ldexp(frexp(ar, &E), 53);      /* |r| = M 2^(E - 53), M of 53 bits */
-    double q = ldexp(1.0, E - 62), ta = r < 0 ? -tt : tt; /* the grid; tt away from 0 */
+    uint64_t b = gd_bits_d(ar), M = (b & (((uint64_t)1 << 52) - 1)) | (uint64_t)1 << 52;
+    int E = (int)(b >> 52) - 1023;                             /* |r| = M 2^(E - 52) */
+    double iq = gd_of_bits_d((uint64_t)(1023 + 61 - E) << 52); /* 1 / the grid's 2^(E - 61) */
+    double ta = r < 0 ? -tt : tt;                              /* (tt away from 0) */
     if (M == (uint64_t)1 << 52 && ta < 0)
         return 0;
-    double u = ta / q, k = rint(u), d = fabs(u - k); /* (|u| <= 2^8, all exact) */
-    if (!(e / q <= 0.25 * (0.5 - d)))
+    double u = ta * iq, k = rint(u), d = fabs(u - k), eq = e * iq; /* (|u| <= 2^8: exact) */
+    if (!(d < 0.5 && eq <= 0.25 * (0.5 - d) && (eq > 0 || e == 0)))
         return 0;
-    t->w = (gd_u128)(uint64_t)((int64_t)(M << 9) + (int64_t)k) << 66;
-    t->top = E - 1;
-    t->neg = r < 0;
+    *m = (uint64_t)((int64_t)(M << 9) + (int64_t)k);
+    *top = E;
+    *neg = r < 0;
+    return 1;
+}
+
+/* gd_near_m62's sum as the gd_top holding those bits alone */
+GD_HD int gd_near62(double h, double l, double e, gd_top *t)
+{
+    uint64_t m;
+    if (!gd_near_m62(h, l, e, &m, &t->top, &t->neg))
+        return 0;
+    t->w = (gd_u128)m << 66;
     t->zero = t->sticky = t->nan = t->pinf = t->ninf = t->negzero = 0;
     return 1;
 }
@@ -324,6 +358,15 @@ GD_FN double gd_top_sqrt(const gd_top *s, int single)
     return r; /* (the estimate is within a few ulps: never reached) */
 }
 
+/* m of 62 bits (its sign: neg) as the double-double h + l */
+GD_HD void gd_dd_of_m(uint64_t m, int neg, double *h, double *l)
+{
+    double hi = (double)m;
+    double lo = (double)(int64_t)(m - (uint64_t)hi); /* (|m - hi| < 2^10: exact) */
+    *h = neg ? -hi : hi;
+    *l = neg ? -lo : lo;
+}
+
 /* a finite sum as (h + l) 2^e with 62 bits (0: zero) */
 GD_HD int gd_top_dd(const gd_top *t, double *h, double *l, int *e)
 {
@@ -332,10 +375,7 @@ GD_HD int gd_top_dd(const gd_top *t, double *h, double *l, int *e)
         *h = *l = 0;
         return 0;
     }
-    double hi = (double)m;
-    double lo = (double)(int64_t)(m - (uint64_t)hi); /* (|m - hi| < 2^10: exact) */
-    *h = t->neg ? -hi : hi;
-    *l = t->neg ? -lo : lo;
+    gd_dd_of_m(m, t->neg, h, l);
     return 1;
 }
 
@@ -346,6 +386,30 @@ GD_HD int gd_top_nonfinite(const gd_top *t)
 
 /* A cosine xy / sqrt (xx yy) within one ulp (im: from xyi, where given), in double or
  * (single) single, before clamping */
+/* A cosine's denominator sqrt (xx yy) as (sh + sl) 2^(ed / 2), from xx and yy as
+ * double-doubles (h + l) 2^e of 62 bits: xx yy (exponent made even), then its root */
+GD_HD void gd_cos_den(double xh, double xl, int ex, double yh, double yl, int ey, double *sh,
+                      double *sl, int *ed)
+{
+    double dh = GD_MUL_d(xh, yh), dl = fma(xh, yh, -dh);
+    dl += GD_MUL_d(xh, yl) + GD_MUL_d(xl, yh);
+    *ed = ex + ey;
+    if (*ed & 1)
+        dh *= 2, dl *= 2, (*ed)--;
+    *sh = sqrt(dh);
+    *sl = (fma(-*sh, *sh, dh) + dl) / (2 * *sh);
+}
+
+/* A part of a cosine: its sum (ph + pl) 2^ep over gd_cos_den's, a quotient and its
+ * correction, in double or (single) single */
+GD_HD double gd_cos_quot(double ph, double pl, int ep, double sh, double sl, int ed, int single)
+{
+    double q1 = ph / sh;
+    double rr = fma(-q1, sh, ph) + pl - GD_MUL_d(q1, sl);
+    double v = ldexp(q1 + rr / sh, ep - ed / 2);
+    return single ? (double)(float)v : v;
+}
+
 GD_FN void gd_top_cos(const gd_top *xy, const gd_top *xyi, const gd_top *xx, const gd_top *yy,
                       int single, double *re, double *im)
 {
@@ -353,31 +417,18 @@ GD_FN void gd_top_cos(const gd_top *xy, const gd_top *xyi, const gd_top *xx, con
     if (gd_top_nonfinite(xy) || (xyi && gd_top_nonfinite(xyi)) || gd_top_nonfinite(xx) ||
         gd_top_nonfinite(yy))
         return; /* Inf / Inf or NaN, as dot / (norm * norm) gives */
-    double xh, xl, yh, yl;
-    int ex, ey;
+    double xh, xl, yh, yl, sh, sl;
+    int ex, ey, ed;
     if (!gd_top_dd(xx, &xh, &xl, &ex) || !gd_top_dd(yy, &yh, &yl, &ey))
         return; /* a zero vector: 0 / 0 */
-    /* d = xx yy (double-double, exponent ex + ey made even), then its square root */
-    double dh = GD_MUL_d(xh, yh), dl = fma(xh, yh, -dh);
-    dl += GD_MUL_d(xh, yl) + GD_MUL_d(xl, yh);
-    int ed = ex + ey;
-    if (ed & 1)
-        dh *= 2, dl *= 2, ed--;
-    double sh = sqrt(dh), sl = (fma(-sh, sh, dh) + dl) / (2 * sh);
+    gd_cos_den(xh, xl, ex, yh, yl, ey, &sh, &sl, &ed);
     for (int part = 0; part < (xyi ? 2 : 1); part++) {
         const gd_top *p = part ? xyi : xy;
-        double ph, pl, v;
+        double ph, pl;
         int ep;
-        if (!gd_top_dd(p, &ph, &pl, &ep)) {
-            v = gd_top_value(p, 0); /* +-0: its sign */
-        } else {
-            /* (ph + pl) / (sh + sl): a quotient and its correction */
-            double q1 = ph / sh;
-            double rr = fma(-q1, sh, ph) + pl - GD_MUL_d(q1, sl);
-            v = ldexp(q1 + rr / sh, ep - ed / 2);
-            v = single ? (double)(float)v : v;
-        }
-        *(part ? im : re) = v;
+        *(part ? im : re) = gd_top_dd(p, &ph, &pl, &ep)
+                                ? gd_cos_quot(ph, pl, ep, sh, sl, ed, single)
+                                : gd_top_value(p, 0); /* +-0: its sign */
     }
     if (!xyi)
         *im = 0;
