@@ -49,7 +49,7 @@
 ## terms.  Its cost: on the GPU, real garrays along columns 1.01-1.11x a native call's
 ## time for doubles (3.1-3.6x where the products span most of the exponent range), 1.03-1.21x
 ## for singles (1.1-1.4x), 2^24 to 2^30 elements on an H100; complex ones 2-2.7x
-## @code{"double"}'s; many short columns 1.3-4.4x a native call (an H200); garrays on
+## @code{"double"}'s; many short columns 1.1-4.3x a native call (an H200); garrays on
 ## several GPUs on their devices; rows of garrays are summed on the host; on the CPU
 ## engine 0.9-1.5x @code{"double"}'s time on random data (zeros among it too), 2.0-3.7x
 ## where the products span most of the exponent range (10^7 elements, 2 cores of an
