@@ -12,7 +12,9 @@
  * digits into the output's with atomics too, and the last block moves them to the host
  * (mapped memory, the host spinning on them, as small gdot calls do), which finishes them.
  * An output of one block (many outputs, short runs; a warp an output where there are
- * many): the block finishes it and writes its value.  Contiguous aligned runs are read as
+ * many): the block finishes it and writes its value (a warp's output from its lanes'
+ * partial sums where the rounding is certain: gpudot_exact_top.h's gd_round_near and
+ * gd_near_m62).  Contiguous aligned runs are read as
  * 16-byte vectors, each thread's next one in flight while it adds the last.
  * Garrays on several GPUs run so on every device at once, the host merging runs cut between
  * shards.  Real Inf, -Inf and 0 norms run as "double" (exact there).  Other calls (complex
