@@ -321,9 +321,10 @@
 %!   endfor
 %! endfor
 
-%!testif ; gpudot_gpu_available ()
-%! ## outputs of a warp each (thousands of columns), which finish from their partial sums
-%! ## where the rounding is certain, else from their digits: the rational cases (ties,
+%!test
+%! ## outputs of a warp each on the GPU (thousands of columns), and short runs on the CPU
+%! ## engine, which finish from their partial sums where the rounding is certain, else from
+%! ## their digits (accumulators): the rational cases (ties,
 %! ## midpoints, subnormal and overflowing results) as columns, each in many orders and
 %! ## padded with zeros, against their results and the CPU engine's bits; sums beside
 %! ## single midpoints, double half gaps and powers of two
