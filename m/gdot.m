@@ -51,9 +51,10 @@
 ## for singles (1.1-1.4x), 2^24 to 2^30 elements on an H100; complex ones 2-2.7x
 ## @code{"double"}'s; many short columns 1.1-4.3x a native call (an H200); garrays on
 ## several GPUs on their devices; rows of garrays are summed on the host; on the CPU
-## engine 0.9-1.5x @code{"double"}'s time on random data (zeros among it too), 2.0-3.7x
-## where the products span most of the exponent range (10^7 elements, 2 cores of an
-## AVX-512 CPU; with AVX2 alone 1.0-1.6x on random data, 6-7x over the exponent range).
+## engine 0.9-1.5x @code{"double"}'s time on random data (zeros among it too; many short
+## columns 1.1-9x), 2.0-3.7x where the products span most of the exponent range (10^7
+## elements, 2 cores of an AVX-512 CPU; with AVX2 alone 1.0-1.6x on random data, 6-7x over
+## the exponent range).
 ## @item "device"
 ## @code{"auto"} (default): garrays on the GPU, host arrays on the CPU engine (copying host
 ## data to a GPU costs more than the CPU engine's whole reduction); without a usable GPU
