@@ -218,13 +218,7 @@ static int store_near(const gpudot_dot_req *r, int64_t o, const dsum *s, int64_t
         re = gd_cos_quot(h[0], l[0], e[0], sh, sl, ed, single);
         if (cplx)
             im = gd_cos_quot(h[1], l[1], e[1], sh, sl, ed, single);
-        if (single) {
-            float fr = (float)re, fi = (float)im;
-            gd_clamp_unit_f(&fr, &fi, cplx);
-            re = fr, im = fi;
-        } else {
-            gd_clamp_unit_d(&re, &im, cplx);
-        }
+        gd_cos_clamp(single, cplx, &re, &im);
     } else {
         int sq = r->op == GPUDOT_OP_NORM && r->pk == GD_P_TWO;
         if (!gd_round_near(s[0].h, s[0].l, s[0].m * eb, single, sq, &re) ||

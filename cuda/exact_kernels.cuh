@@ -407,6 +407,38 @@ __device__ __forceinline__ void block_end(const unsigned long long *wd, int fl,
     }
 }
 
+/* A warp's expansions merged towards lane 0's by shuffles (TwoSums: what falls out
+ * goes to the digits, as ever), so that fewer lanes flush, where 32 lanes' atomics on a
+ * short output's few digits serialised: doubles' whole slots (H200, kernel_bench's
+ * whole calls, 64 x 2^21 doubles: gdot 10.5-11.8 -> 6.3-7.0 ms, gcosine 29.5-30.8 ->
+ * 16.4-17.2), singles' leading slots for cosines and complex sums (64 x 2^21 gcosine
+ * 12.7 -> 10.7-10.8 ms, the 768 x 10^6 query 13.1-13.4 -> 10.9-11.1).  Singles' dots
+ * went 5.6 -> 6.4 ms so (9.4 with whole slots) and flush as before.  Then every slot
+ * into the digits. */
+template <int NS, int S, bool TWO>
+__device__ __forceinline__ void merge_flush(double (&a)[NS][S],
+                                            unsigned long long (*dig)[GD_EXACT_LIMBS])
+{
+    constexpr int MS = TWO ? S : NS > 1 ? 1 : 0;
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1)
+#pragma unroll
+        for (int j = 0; j < NS; j++)
+#pragma unroll
+            for (int i = 0; i < MS; i++) {
+                double v = __shfl_down_sync(0xffffffffu, a[j][i], off);
+                if ((threadIdx.x & 31) < off && v != 0)
+                    expand(a[j], v, dig[j]);
+                else if ((threadIdx.x & 31) >= off && (threadIdx.x & 31) < 2 * off)
+                    a[j][i] = 0; /* (sent) */
+            }
+#pragma unroll
+    for (int j = 0; j < NS; j++)
+#pragma unroll
+        for (int i = 0; i < S; i++)
+            flush(dig[j], a[j][i]);
+}
+
 /* Output o0 + blockIdx.y of a column-mode call (extents kx, ax of x and ky, ay of y):
  * blockIdx.x's share of its run (NS sums of GD_EXACT_LIMBS digits, then the flags: 4 bits
  * a sum).  FIN (one block an output, of one warp where there are many): its value to dst
@@ -492,31 +524,7 @@ __global__ void __launch_bounds__(kThreads, NS == 1   ? 4
         if (blockDim.x == 32 &&
             warp_finish<NS, S>(a, dig[0], fl, mode, fo, (char *)dst + (int64_t)blockIdx.y * fo.ob))
             return;
-    /* The warp's expansions merged towards lane 0's by shuffles (TwoSums: what falls out
-     * goes to the digits, as ever), so that fewer lanes flush, where 32 lanes' atomics on a
-     * short output's few digits serialised: doubles' whole slots (H200, kernel_bench's
-     * whole calls, 64 x 2^21 doubles: gdot 10.5-11.8 -> 6.3-7.0 ms, gcosine 29.5-30.8 ->
-     * 16.4-17.2), singles' leading slots for cosines and complex sums (64 x 2^21 gcosine
-     * 12.7 -> 10.7-10.8 ms, the 768 x 10^6 query 13.1-13.4 -> 10.9-11.1).  Singles' dots
-     * went 5.6 -> 6.4 ms so (9.4 with whole slots) and flush as before. */
-    constexpr int MS = TWO ? S : NS > 1 ? 1 : 0;
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1)
-#pragma unroll
-        for (int j = 0; j < NS; j++)
-#pragma unroll
-            for (int i = 0; i < MS; i++) {
-                double v = __shfl_down_sync(0xffffffffu, a[j][i], off);
-                if ((threadIdx.x & 31) < off && v != 0)
-                    expand(a[j], v, dig[j]);
-                else if ((threadIdx.x & 31) >= off && (threadIdx.x & 31) < 2 * off)
-                    a[j][i] = 0; /* (sent) */
-            }
-#pragma unroll
-    for (int j = 0; j < NS; j++)
-#pragma unroll
-        for (int i = 0; i < S; i++)
-            flush(dig[j], a[j][i]);
+    merge_flush<NS, S, TWO>(a, dig);
     if constexpr (FIN)
         block_finish<NS>(wd, nw, fl, (char *)dst + (int64_t)blockIdx.y * fo.ob, nk > 0, fo);
     else

@@ -410,6 +410,18 @@ GD_HD double gd_cos_quot(double ph, double pl, int ep, double sh, double sl, int
     return single ? (double)(float)v : v;
 }
 
+/* a cosine's parts clamped to the unit disc in the result's class (single: as floats) */
+GD_HD void gd_cos_clamp(int single, int cplx, double *re, double *im)
+{
+    if (single) {
+        float fr = (float)*re, fi = (float)*im;
+        gd_clamp_unit_f(&fr, &fi, cplx);
+        *re = fr, *im = fi;
+    } else {
+        gd_clamp_unit_d(re, im, cplx);
+    }
+}
+
 GD_FN void gd_top_cos(const gd_top *xy, const gd_top *xyi, const gd_top *xx, const gd_top *yy,
                       int single, double *re, double *im)
 {
@@ -451,13 +463,7 @@ GD_FN void gd_top_finish(int op, int pk, int single, int cplx, const gd_top *a, 
                                : ext;
     } else {
         gd_top_cos(&a[0], cplx ? &a[1] : 0, &a[2], &a[3], single, re, im);
-        if (single) {
-            float fr = (float)*re, fi = (float)*im;
-            gd_clamp_unit_f(&fr, &fi, cplx);
-            *re = fr, *im = fi;
-        } else {
-            gd_clamp_unit_d(re, im, cplx);
-        }
+        gd_cos_clamp(single, cplx, re, im);
     }
 }
 
