@@ -171,14 +171,41 @@ static void hook_exact_lanes(int nlhs, mxArray *plhs[], int nrhs, const mxArray 
     plhs[0] = mxCreateDoubleScalar((double)gd_exact_set_lanes((int)mxGetScalar(prhs[1])));
 }
 
+/* The exact_near hooks' h, l, e (prhs[1..3]: real doubles of one size, nrhs arguments in
+ * all): their count, or an error naming the hook's arguments (usage) */
+static size_t near_args(int nrhs, const mxArray *prhs[], int want, const char *usage)
+{
+    size_t n = nrhs == want && mxIsDouble(prhs[1]) ? mxGetNumberOfElements(prhs[1]) : 0;
+    for (int i = 1; i <= 3; i++)
+        if (nrhs != want || !mxIsDouble(prhs[i]) || mxIsComplex(prhs[i]) ||
+            mxGetNumberOfElements(prhs[i]) != n)
+            gd_error("gpudot:badType", "__gpudot__: %s", usage);
+    return n;
+}
+
+/* a = h + l + s e, exactly */
+static void exact_end(gd_exact *a, double h, double l, double e, int s)
+{
+    gd_exact_init(a);
+    gd_exact_add_prod(a, h, 1);
+    gd_exact_add_prod(a, l, 1);
+    gd_exact_add_prod(a, s * e, 1);
+}
+
+/* the first max (nlhs, 1) of the k results as outputs, the rest freed */
+static void give_outputs(int nlhs, mxArray *plhs[], mxArray **res, int k)
+{
+    for (int i = 0; i < k; i++)
+        if (i < (nlhs > 1 ? nlhs : 1))
+            plhs[i] = res[i];
+        else
+            mxDestroyArray(res[i]);
+}
+
 static void hook_exact_near(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-    size_t n = nrhs == 6 && mxIsDouble(prhs[1]) ? mxGetNumberOfElements(prhs[1]) : 0;
-    for (int i = 1; i <= 3; i++)
-        if (nrhs != 6 || !mxIsDouble(prhs[i]) || mxIsComplex(prhs[i]) ||
-            mxGetNumberOfElements(prhs[i]) != n)
-            gd_error("gpudot:badType", "__gpudot__: exact_near takes h, l, e (real doubles of "
-                                       "one size), single, sq");
+    size_t n =
+        near_args(nrhs, prhs, 6, "exact_near takes h, l, e (real doubles of one size), single, sq");
     int single = count_arg("exact_near", prhs[4]) != 0, sq = count_arg("exact_near", prhs[5]) != 0;
     const double *h = mxGetDoubles(prhs[1]), *l = mxGetDoubles(prhs[2]), *e = mxGetDoubles(prhs[3]);
     mxArray *res[4];
@@ -193,31 +220,19 @@ static void hook_exact_near(int nlhs, mxArray *plhs[], int nrhs, const mxArray *
         out[1][i] = gd_round_near(h[i], l[i], e[i], single, sq, &v);
         out[0][i] = v;
         for (int k = 0; k < 2; k++) { /* h + l -+ e, exactly, rounded once */
-            gd_exact_init(a);
-            gd_exact_add_prod(a, h[i], 1);
-            gd_exact_add_prod(a, l[i], 1);
-            gd_exact_add_prod(a, k ? e[i] : -e[i], 1);
+            exact_end(a, h[i], l[i], e[i], k ? 1 : -1);
             out[2 + k][i] = sq       ? gd_exact_sqrt(a, single)
                             : single ? (double)gd_exact_round_f(a)
                                      : gd_exact_round_d(a);
         }
     }
     mxFree(a);
-    for (int k = 0; k < 4; k++) /* (as many as were asked for) */
-        if (k < (nlhs > 1 ? nlhs : 1))
-            plhs[k] = res[k];
-        else
-            mxDestroyArray(res[k]);
+    give_outputs(nlhs, plhs, res, 4);
 }
 
 static void hook_exact_near62(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-    size_t n = nrhs == 4 && mxIsDouble(prhs[1]) ? mxGetNumberOfElements(prhs[1]) : 0;
-    for (int i = 1; i <= 3; i++)
-        if (nrhs != 4 || !mxIsDouble(prhs[i]) || mxIsComplex(prhs[i]) ||
-            mxGetNumberOfElements(prhs[i]) != n)
-            gd_error("gpudot:badType",
-                     "__gpudot__: exact_near62 takes h, l, e (real doubles of one size)");
+    size_t n = near_args(nrhs, prhs, 4, "exact_near62 takes h, l, e (real doubles of one size)");
     const double *h = mxGetDoubles(prhs[1]), *l = mxGetDoubles(prhs[2]), *e = mxGetDoubles(prhs[3]);
     mxArray *res[2] = {mxCreateDoubleMatrix(1, n, mxREAL), mxCreateDoubleMatrix(1, n, mxREAL)};
     double *ok = mxGetDoubles(res[0]), *same = mxGetDoubles(res[1]);
@@ -229,19 +244,12 @@ static void hook_exact_near62(int nlhs, mxArray *plhs[], int nrhs, const mxArray
         ok[i] = gd_near62(h[i], l[i], e[i], &t);
         same[i] = ok[i] && gd_top_round(&t, 62, -100000, 100000, &m, &x) == 1;
         for (int k = 0; k < 2 && same[i]; k++) { /* h + l -+ e, exactly, to 62 bits */
-            gd_exact_init(a);
-            gd_exact_add_prod(a, h[i], 1);
-            gd_exact_add_prod(a, l[i], 1);
-            gd_exact_add_prod(a, k ? e[i] : -e[i], 1);
+            exact_end(a, h[i], l[i], e[i], k ? 1 : -1);
             same[i] = gd_exact_bits(a, 62, &negk, &mk, &xk) && mk == m && xk == x && negk == t.neg;
         }
     }
     mxFree(a);
-    for (int k = 0; k < 2; k++)
-        if (k < (nlhs > 1 ? nlhs : 1))
-            plhs[k] = res[k];
-        else
-            mxDestroyArray(res[k]);
+    give_outputs(nlhs, plhs, res, 2);
 }
 
 static void hook_runtime_launch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
